@@ -1,0 +1,43 @@
+"""Errors and small helpers shared by every layer of reflib.
+
+MXNet raises ``mxnet.base.MXNetError`` for almost everything that goes wrong
+inside the engine.  reflib keeps that name (so ``except mx.base.MXNetError``
+keeps working) and adds subclasses that say *which* layer complained.  Every
+message names the culprit: the argument, the node, the expected and the
+actual value.
+"""
+
+import numpy as np
+
+__all__ = ['MXNetError', 'ShapeError', 'TypeInferError', 'BindError',
+           'ParamError', 'ContextError', 'mx_real_t', 'string_types',
+           'numeric_types', 'integer_types']
+
+mx_real_t = np.float32
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+
+
+class MXNetError(Exception):
+    """Base class of every error reflib raises on purpose."""
+
+
+class ParamError(MXNetError, ValueError):
+    """An operator got a parameter it does not know, or a value it cannot parse."""
+
+
+class ShapeError(MXNetError, ValueError):
+    """Shapes do not fit: during inference, in bind, or in forward."""
+
+
+class TypeInferError(MXNetError, TypeError):
+    """Data types do not fit during type inference."""
+
+
+class BindError(MXNetError, ValueError):
+    """bind/simple_bind/forward/backward got arguments that do not match the symbol."""
+
+
+class ContextError(MXNetError, RuntimeError):
+    """A device was asked for that this machine cannot provide (e.g. gpu without cupy)."""

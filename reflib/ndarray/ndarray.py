@@ -1,0 +1,440 @@
+"""NDArray: an n-dimensional array that knows its device.
+
+An NDArray is a thin handle around one buffer (a numpy array on ``cpu``, a
+cupy array on ``gpu``) plus the Context it lives on.  Two facts matter for
+everything the executor does later:
+
+* The handle is what gets *bound*.  An executor keeps the NDArray objects it
+  was given and reads ``arr._data`` at every forward, so anything that
+  writes into the buffer (``a[:] = x``, ``a -= g``, ``copyto``) is seen by the
+  next forward, while rebinding a Python name (``a = a - g``) is not.
+* Basic slicing (``a[1:3]``, ``a[2]``) returns a view sharing the buffer,
+  like MXNet; advanced indexing returns a copy.
+"""
+
+import numpy as np
+
+from ..base import MXNetError, ShapeError, mx_real_t, numeric_types
+from ..context import Context, current_context
+
+__all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
+           'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
+           'to_numpy', 'move']
+
+
+def to_numpy(x):
+    """A numpy view/copy of a numpy or cupy array."""
+    return x if isinstance(x, np.ndarray) else x.get()
+
+
+def move(x, ctx):
+    """The raw array ``x`` placed on ``ctx`` (copied across devices if needed)."""
+    xp = ctx.xp
+    if ctx.device_type == 'gpu':
+        with ctx.device_scope():
+            return xp.asarray(x)
+    return to_numpy(x)
+
+
+def _dtype(dtype):
+    """numpy type object, as MXNet returns from ``NDArray.dtype`` (np.float32, not dtype('float32'))."""
+    return np.dtype(dtype).type
+
+
+class NDArray:
+    """An array on a device.
+
+    >>> import reflib as mx
+    >>> a = mx.nd.ones((2, 3))
+    >>> b = a * 2 + 1
+    >>> b.asnumpy()
+    array([[3., 3., 3.],
+           [3., 3., 3.]], dtype=float32)
+    >>> a[:] = 5          # writes into a's buffer
+    >>> a.asnumpy()[0, 0]
+    5.0
+    """
+    __slots__ = ('_data', '_ctx', '__weakref__')
+    # numpy must defer to NDArray's reflected operators (np_scalar * nd)
+    __array_priority__ = 1000.0
+
+    def __init__(self, data, ctx=None):
+        self._ctx = Context(ctx) if ctx is not None else current_context()
+        self._data = data
+
+    # ----------------------------------------------------------- properties
+    @property
+    def shape(self):
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self):
+        return self._data.dtype.type
+
+    @property
+    def context(self):
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def stype(self):
+        return 'default'
+
+    @property
+    def T(self):
+        if self.ndim > 2:
+            raise MXNetError('NDArray.T only supports 1- and 2-d arrays; use transpose(axes=...)')
+        return NDArray(self._data.T.copy(), self._ctx)
+
+    @property
+    def handle(self):
+        """The underlying buffer (numpy or cupy array).  reflib's stand-in for MXNet's C handle."""
+        return self._data
+
+    # -------------------------------------------------------------- copying
+    def asnumpy(self):
+        """A numpy copy of the data (from any device)."""
+        return np.array(to_numpy(self._data), copy=True)
+
+    def asscalar(self):
+        if self.size != 1:
+            raise ShapeError('asscalar needs an array of one element, this one has shape %s' % (self.shape,))
+        return self.asnumpy().reshape(-1)[0]
+
+    def astype(self, dtype, copy=True):
+        if not copy and self._data.dtype == np.dtype(dtype):
+            return self
+        return NDArray(self._data.astype(dtype), self._ctx)
+
+    def copy(self):
+        return NDArray(self._data.copy(), self._ctx)
+
+    def copyto(self, other):
+        """Copy into ``other``: an NDArray (written in place) or a Context (a new array)."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise ShapeError('copyto: shape mismatch, source %s vs target %s' % (self.shape, other.shape))
+            other._data[...] = move(self._data, other._ctx)
+            return other
+        if isinstance(other, Context):
+            return NDArray(move(self._data, other).copy(), other)
+        raise TypeError('copyto does not support type %s' % type(other).__name__)
+
+    def as_in_context(self, context):
+        if self._ctx == context:
+            return self
+        return self.copyto(context)
+
+    def wait_to_read(self):
+        """Kept for MXNet compatibility; reflib computes eagerly, so there is nothing to wait for."""
+
+    def reshape(self, *shape, **kwargs):
+        """A view with a new shape; accepts MXNet's special codes 0, -1, -2, -3, -4."""
+        from ..operator.tensor import reshape_target
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        shape = kwargs.pop('shape', shape)
+        reverse = kwargs.pop('reverse', False)
+        if kwargs:
+            raise TypeError('reshape got unexpected arguments %s' % sorted(kwargs))
+        target = reshape_target(self.shape, tuple(shape), reverse)
+        return NDArray(self._data.reshape(target), self._ctx)
+
+    def reshape_like(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self):
+        return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
+
+    def expand_dims(self, axis):
+        return NDArray(self.xp.expand_dims(self._data, axis), self._ctx)
+
+    def transpose(self, axes=None):
+        return NDArray(self.xp.ascontiguousarray(self._data.transpose(axes)), self._ctx)
+
+    @property
+    def xp(self):
+        return self._ctx.xp
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = to_numpy(self._data)
+        return arr.astype(dtype) if dtype is not None else arr
+
+    # ------------------------------------------------------- reductions etc.
+    def sum(self, axis=None, keepdims=False):
+        return self._wrap(self._data.sum(axis=_axis(axis), keepdims=keepdims))
+
+    def mean(self, axis=None, keepdims=False):
+        return self._wrap(self._data.mean(axis=_axis(axis), keepdims=keepdims))
+
+    def max(self, axis=None, keepdims=False):
+        return self._wrap(self._data.max(axis=_axis(axis), keepdims=keepdims))
+
+    def min(self, axis=None, keepdims=False):
+        return self._wrap(self._data.min(axis=_axis(axis), keepdims=keepdims))
+
+    def argmax(self, axis=None, keepdims=False):
+        return self._wrap(self._data.argmax(axis=axis).astype(self._data.dtype))
+
+    def abs(self):
+        return self._wrap(abs(self._data))
+
+    def square(self):
+        return self._wrap(self._data * self._data)
+
+    def sqrt(self):
+        return self._wrap(self.xp.sqrt(self._data))
+
+    def exp(self):
+        return self._wrap(self.xp.exp(self._data))
+
+    def log(self):
+        return self._wrap(self.xp.log(self._data))
+
+    def clip(self, a_min, a_max):
+        return self._wrap(self.xp.clip(self._data, a_min, a_max))
+
+    def norm(self):
+        return self._wrap(self.xp.sqrt((self._data.astype(np.float64) ** 2).sum()).astype(self._data.dtype).reshape(1))
+
+    def _wrap(self, raw):
+        """NDArray around a fresh result; 0-d results become shape (1,) as in MXNet."""
+        if getattr(raw, 'ndim', 0) == 0:
+            raw = self.xp.asarray(raw, dtype=self._data.dtype).reshape(1)
+        return NDArray(raw, self._ctx)
+
+    # ------------------------------------------------------------- indexing
+    def __getitem__(self, key):
+        key = _index(key)
+        out = self._data[key]
+        if getattr(out, 'ndim', 0) == 0:
+            out = self.xp.asarray(out).reshape(1)
+        return NDArray(out, self._ctx)
+
+    def __setitem__(self, key, value):
+        key = _index(key)
+        if isinstance(value, NDArray):
+            if value._ctx != self._ctx:
+                value = move(value._data, self._ctx)
+            else:
+                value = value._data
+        elif not isinstance(value, numeric_types):
+            value = self.xp.asarray(value)
+        try:
+            self._data[key] = value
+        except ValueError as err:
+            raise ShapeError('cannot assign a value of shape %s to %s[%r] of shape %s: %s'
+                             % (getattr(value, 'shape', ()), 'NDArray', key, self.shape, err)) from None
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __bool__(self):
+        if self.size == 1:
+            return bool(self.asnumpy().reshape(-1)[0])
+        if self.size == 0:
+            return False
+        raise ValueError('the truth value of an NDArray with more than one element is ambiguous')
+
+    def __repr__(self):
+        body = str(self.asnumpy())
+        return '\n%s\n<NDArray %s @%s>' % (body, 'x'.join(str(d) for d in self.shape), self._ctx)
+
+    # ----------------------------------------------------------- arithmetic
+    def _operand(self, other, op):
+        if isinstance(other, NDArray):
+            if other._ctx != self._ctx:
+                raise MXNetError('%s: operands live on different contexts (%s and %s); '
+                                 'copy one with as_in_context first' % (op, self._ctx, other._ctx))
+            return other._data
+        if isinstance(other, numeric_types):
+            return other
+        return self.xp.asarray(other)
+
+    def _binary(self, other, fn, name):
+        rhs = self._operand(other, name)
+        try:
+            return NDArray(fn(self._data, rhs), self._ctx)
+        except ValueError as err:
+            raise ShapeError('%s: shapes %s and %s do not broadcast (%s)'
+                             % (name, self.shape, getattr(rhs, 'shape', ()), err)) from None
+
+    def _inplace(self, other, fn, name):
+        rhs = self._operand(other, name)
+        try:
+            fn(self._data, rhs, out=self._data, casting='unsafe')
+        except ValueError as err:
+            raise ShapeError('%s: cannot update shape %s in place with shape %s (%s)'
+                             % (name, self.shape, getattr(rhs, 'shape', ()), err)) from None
+        return self
+
+    def __add__(self, o): return self._binary(o, lambda a, b: a + b, '+')
+    def __radd__(self, o): return self._binary(o, lambda a, b: b + a, '+')
+    def __sub__(self, o): return self._binary(o, lambda a, b: a - b, '-')
+    def __rsub__(self, o): return self._binary(o, lambda a, b: b - a, '-')
+    def __mul__(self, o): return self._binary(o, lambda a, b: a * b, '*')
+    def __rmul__(self, o): return self._binary(o, lambda a, b: b * a, '*')
+    def __truediv__(self, o): return self._binary(o, _true_div, '/')
+    def __rtruediv__(self, o): return self._binary(o, lambda a, b: _true_div(b, a), '/')
+    def __mod__(self, o): return self._binary(o, lambda a, b: a % b, '%')
+    def __rmod__(self, o): return self._binary(o, lambda a, b: b % a, '%')
+    def __pow__(self, o): return self._binary(o, _power, '**')
+    def __rpow__(self, o): return self._binary(o, lambda a, b: _power(b, a), '**')
+    def __neg__(self): return NDArray(-self._data, self._ctx)
+    def __pos__(self): return self
+    def __abs__(self): return self.abs()
+
+    def __iadd__(self, o): return self._inplace(o, self.xp.add, '+=')
+    def __isub__(self, o): return self._inplace(o, self.xp.subtract, '-=')
+    def __imul__(self, o): return self._inplace(o, self.xp.multiply, '*=')
+    def __itruediv__(self, o): return self._inplace(o, self.xp.true_divide, '/=')
+    def __imod__(self, o): return self._inplace(o, self.xp.mod, '%=')
+
+    # comparisons give 0/1 arrays of the same dtype, as in MXNet
+    def _compare(self, o, fn, name):
+        out = self._binary(o, fn, name)
+        out._data = out._data.astype(self._data.dtype)
+        return out
+
+    def __eq__(self, o): return self._compare(o, lambda a, b: a == b, '==')
+    def __ne__(self, o): return self._compare(o, lambda a, b: a != b, '!=')
+    def __gt__(self, o): return self._compare(o, lambda a, b: a > b, '>')
+    def __ge__(self, o): return self._compare(o, lambda a, b: a >= b, '>=')
+    def __lt__(self, o): return self._compare(o, lambda a, b: a < b, '<')
+    def __le__(self, o): return self._compare(o, lambda a, b: a <= b, '<=')
+    __hash__ = object.__hash__
+
+
+def _true_div(a, b):
+    out = a / b
+    dtype = getattr(a, 'dtype', None) or getattr(b, 'dtype', None)
+    # integer arrays stay integer in MXNet (it has no true division for them)
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        return out.astype(dtype)
+    return out
+
+
+def _power(a, b):
+    return a ** b
+
+
+def _axis(axis):
+    if axis is None or isinstance(axis, int):
+        return axis
+    axis = tuple(axis)
+    return axis if axis else None
+
+
+def _index(key):
+    """Translate NDArray indices into raw ones."""
+    if isinstance(key, NDArray):
+        return to_numpy(key._data).astype(np.int64)
+    if isinstance(key, tuple):
+        return tuple(_index(k) for k in key)
+    return key
+
+
+# ------------------------------------------------------------------ creation
+def _ctx(ctx):
+    return Context(ctx) if ctx is not None else current_context()
+
+
+def from_xp(raw, ctx=None):
+    """Wrap a raw numpy/cupy array (no copy)."""
+    return NDArray(raw, _ctx(ctx))
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A new NDArray holding a copy of ``source_array``.
+
+    Like MXNet, the dtype is kept for numpy/NDArray sources and is float32 for
+    Python lists and scalars.
+    """
+    ctx = _ctx(ctx)
+    if isinstance(source_array, NDArray):
+        src = source_array.asnumpy()
+        dtype = dtype or src.dtype
+    elif isinstance(source_array, np.ndarray):
+        src = source_array
+        dtype = dtype or src.dtype
+    elif hasattr(source_array, '__cuda_array_interface__'):
+        src = source_array
+        dtype = dtype or src.dtype
+    else:
+        src = np.asarray(source_array)
+        dtype = dtype or mx_real_t
+    src = src.astype(dtype)
+    if src.ndim == 0:
+        src = src.reshape(1)
+    return NDArray(move(src, ctx).copy(), ctx)
+
+
+def _alloc(fill, shape, ctx, dtype):
+    ctx = _ctx(ctx)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    with ctx.device_scope():
+        return NDArray(ctx.xp.full(shape, fill, dtype=dtype or mx_real_t), ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs):
+    return _alloc(0, shape, ctx, dtype)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    return _alloc(1, shape, ctx, dtype)
+
+
+def empty(shape, ctx=None, dtype=None):
+    # zero-filled rather than garbage: reproducible notebooks matter more than the memset
+    return _alloc(0, shape, ctx, dtype)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    if out is not None:
+        out[:] = val
+        return out
+    return _alloc(val, shape, ctx, dtype)
+
+
+def zeros_like(other):
+    return zeros(other.shape, other.context, other.dtype)
+
+
+def ones_like(other):
+    return ones(other.shape, other.context, other.dtype)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, ctx=None, dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    values = np.arange(start, stop, step, dtype=dtype or mx_real_t)
+    if repeat > 1:
+        values = np.repeat(values, repeat)
+    return array(values, ctx=ctx, dtype=dtype or mx_real_t)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    ctx = arrays[0].context
+    return NDArray(ctx.xp.concatenate([a._data for a in arrays], axis=axis), ctx)
+
+
+def waitall():
+    """Kept for MXNet compatibility: reflib runs eagerly, nothing is pending."""

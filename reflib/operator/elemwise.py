@@ -1,0 +1,124 @@
+"""Elementwise arithmetic: tensor-tensor, tensor-scalar, broadcasting, and unary math.
+
+These are the operators behind Symbol's ``+ - * / **`` overloads.  The node
+names MXNet gives them come from the *hint* (``_plus0``, ``_mulscalar0``) while
+the JSON records the canonical operator (``elemwise_add``, ``_mul_scalar``);
+both are kept here.
+"""
+
+import numpy as np
+
+from .registry import Operator, Param, register, merge_shape
+from ..base import ShapeError
+
+
+# ------------------------------------------------------------ tensor (op) tensor
+class _Binary(Operator):
+    """Two inputs of one shape, one output of that shape."""
+    hint = None
+
+    def inputs(self, p):
+        return ['lhs', 'rhs']
+
+
+@register
+class ElemwiseAdd(_Binary):
+    name, aliases, hint = 'elemwise_add', ('_plus', '_Plus', '_add'), '_plus'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0] + inputs[1]]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0], out_grads[0]]
+
+
+@register
+class ElemwiseSub(_Binary):
+    name, aliases, hint = 'elemwise_sub', ('_minus', '_Minus', '_sub'), '_minus'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0] - inputs[1]]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0], -out_grads[0]]
+
+
+@register
+class ElemwiseMul(_Binary):
+    name, aliases, hint = 'elemwise_mul', ('_mul', '_Mul'), '_mul'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0] * inputs[1]]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        g = out_grads[0]
+        return [g * inputs[1], g * inputs[0]]
+
+
+@register
+class ElemwiseDiv(_Binary):
+    name, aliases, hint = 'elemwise_div', ('_div', '_Div'), '_div'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0] / inputs[1]]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        g, (a, b) = out_grads[0], inputs
+        return [g / b, -g * a / (b * b)]
+
+
+@register
+class Power(_Binary):
+    name, aliases, hint = '_power', ('_Power',), '_power'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0] ** inputs[1]]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        g, (a, b), out = out_grads[0], inputs, outputs[0]
+        xp = env.xp
+        safe_log = xp.log(xp.where(a > 0, a, 1))
+        return [g * b * a ** (b - 1), g * out * safe_log]
+
+
+# ------------------------------------------------------------ tensor (op) scalar
+class _Scalar(Operator):
+    """One input, a ``scalar`` parameter, output of the input's shape."""
+    params = {'scalar': Param('float', 1.0, doc='the scalar operand'),
+              'is_int': Param('bool', True, doc='accepted for JSON compatibility with MXNet 1.9; unused')}
+    hint = None
+
+
+def _scalar_op(name, hint, fwd, grad, aliases=()):
+    """Register a scalar operator from its forward and its d(out)/d(in)."""
+    cls = type(name, (_Scalar,), {
+        'name': name, 'aliases': aliases, 'hint': hint,
+        'forward': lambda self, p, env, inputs, aux: [fwd(inputs[0], p.scalar, env.xp)],
+        'backward': lambda self, p, env, out_grads, inputs, outputs, aux:
+            [out_grads[0] * grad(inputs[0], p.scalar, outputs[0], env.xp)],
+    })
+    register(cls)
+    return cls
+
+
+def _cast(x, like):
+    """A Python scalar as a 0-d array of ``like``'s dtype, so float32 stays float32."""
+    return np.asarray(x, dtype=like.dtype)
+
+
+_scalar_op('_plus_scalar', '_plusscalar', lambda x, s, xp: x + _cast(s, x),
+           lambda x, s, y, xp: 1, aliases=('_PlusScalar',))
+_scalar_op('_minus_scalar', '_minusscalar', lambda x, s, xp: x - _cast(s, x),
+           lambda x, s, y, xp: 1, aliases=('_MinusScalar',))
+_scalar_op('_rminus_scalar', '_rminusscalar', lambda x, s, xp: _cast(s, x) - x,
+           lambda x, s, y, xp: -1, aliases=('_RMinusScalar',))
+_scalar_op('_mul_scalar', '_mulscalar', lambda x, s, xp: x * _cast(s, x),
+           lambda x, s, y, xp: _cast(s, x), aliases=('_MulScalar',))
+_scalar_op('_div_scalar', '_divscalar', lambda x, s, xp: x / _cast(s, x),
+           lambda x, s, y, xp: 1 / _cast(s, x), aliases=('_DivScalar',))
+_scalar_op('_rdiv_scalar', '_rdivscalar', lambda x, s, xp: _cast(s, x) / x,
+           lambda x, s, y, xp: -y / x, aliases=('_RDivScalar',))
+_scalar_op('_power_scalar', '_powerscalar', lambda x, s, xp: x ** _cast(s, x),
+           lambda x, s, y, xp: _cast(s, x) * x ** _cast(s - 1, x), aliases=('_PowerScalar',))
+_scalar_op('_rpower_scalar', '_rpowerscalar', lambda x, s, xp: _cast(s, x) ** x,
+           lambda x, s, y, xp: y * _cast(np.log(s), x), aliases=('_RPowerScalar',))

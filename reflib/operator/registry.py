@@ -1,0 +1,285 @@
+"""The operator registry: one place per operator.
+
+Every operator is a subclass of :class:`Operator` registered under its MXNet
+name.  One class holds everything about the operator, side by side:
+
+``params``        its parameters (name -> :class:`Param`), parsed from Python
+                  values or from the strings stored in a symbol's JSON;
+``inputs(p)``     the names of its inputs (``['data', 'weight', 'bias']``);
+``aux(p)``        auxiliary states it reads and updates (BatchNorm's moving stats);
+``outputs(p)``    the names of its outputs; the first ``visible_outputs(p)`` are
+                  seen by the user, the rest are kept for backward (Dropout's mask);
+``infer_shape``   fills in unknown shapes from known ones, in both directions;
+``infer_type``    the same for dtypes;
+``forward``       computes outputs from inputs with ``env.xp`` (numpy or cupy);
+``backward``      computes input gradients from output gradients.
+
+``p`` is always the parsed parameter namespace of one node.  Shapes are tuples
+or ``None`` (unknown); a 0 inside a tuple is an unknown dimension, as in MXNet.
+"""
+
+import ast
+import numpy as np
+
+from ..base import ParamError, ShapeError, TypeInferError
+
+__all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
+           'Params', 'shape_is_known', 'merge_shape', 'merge_dtype']
+
+_REGISTRY = {}
+
+
+class _Required:
+    def __repr__(self):
+        return 'required'
+
+
+REQUIRED = _Required()
+
+
+class Param:
+    """One operator parameter: its kind, default and help.
+
+    kind is one of 'int', 'float', 'bool', 'shape' (a tuple of ints), 'str',
+    'enum' (one of ``choices``), 'int_or_none', 'float_or_none', 'shape_or_none'.
+    """
+    __slots__ = ('kind', 'default', 'choices', 'doc')
+
+    def __init__(self, kind, default=REQUIRED, choices=None, doc=''):
+        self.kind, self.default, self.choices, self.doc = kind, default, choices, doc
+
+    @property
+    def required(self):
+        return self.default is REQUIRED
+
+    def parse(self, value, op, name):
+        """A Python value from ``value`` (already typed, or the string form from JSON)."""
+        kind = self.kind
+        if value is None or (isinstance(value, str) and value == 'None'):
+            if kind.endswith('_or_none') or self.default is None:
+                return None
+            raise ParamError('%s: parameter %r cannot be None' % (op, name))
+        base = kind[:-len('_or_none')] if kind.endswith('_or_none') else kind
+        try:
+            if base == 'int':
+                return int(_literal(value)) if isinstance(value, str) else int(value)
+            if base == 'float':
+                return float(value)
+            if base == 'bool':
+                if isinstance(value, str):
+                    low = value.strip().lower()
+                    if low in ('true', '1'):
+                        return True
+                    if low in ('false', '0'):
+                        return False
+                    raise ValueError(value)
+                return bool(value)
+            if base == 'shape':
+                if isinstance(value, str):
+                    value = _literal(value)
+                if isinstance(value, (int, np.integer)):
+                    return (int(value),)
+                return tuple(int(v) for v in value)
+            if base == 'enum':
+                value = str(value)
+                if value not in self.choices:
+                    raise ValueError(value)
+                return value
+            if base == 'str':
+                return str(value)
+        except (ValueError, TypeError, SyntaxError):
+            expected = ('one of %s' % (self.choices,)) if base == 'enum' else base
+            raise ParamError('%s: parameter %r expects %s, got %r' % (op, name, expected, value)) from None
+        raise AssertionError('unknown parameter kind %r' % kind)
+
+
+def _literal(text):
+    return ast.literal_eval(text.strip())
+
+
+def _format(value):
+    """The string MXNet's Python front end stores for a parameter value (``str(v)``)."""
+    return str(value)
+
+
+class Params:
+    """Parsed parameters of one node, readable as attributes (``p.num_hidden``)."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+    def __repr__(self):
+        return 'Params(%s)' % ', '.join('%s=%r' % kv for kv in sorted(self.__dict__.items()))
+
+    def __eq__(self, other):
+        return isinstance(other, Params) and self.__dict__ == other.__dict__
+
+
+class OpEnv:
+    """Where one operator call runs: the array module, the context, train or test mode."""
+    __slots__ = ('xp', 'ctx', 'is_train')
+
+    def __init__(self, ctx, is_train=False):
+        self.ctx = ctx
+        self.xp = ctx.xp
+        self.is_train = is_train
+
+    @property
+    def rng(self):
+        from .. import random
+        return random.generator(self.ctx)
+
+
+def shape_is_known(shape):
+    return shape is not None and all(d > 0 for d in shape)
+
+
+def merge_shape(old, new, where):
+    """Unify two proposals for one shape; 0 dims are unknown.  Raises ShapeError naming ``where``."""
+    if new is None:
+        return old
+    new = tuple(int(d) for d in new)
+    if old is None:
+        return new
+    if len(old) != len(new):
+        raise ShapeError('%s: inconsistent shape, expected %s got %s' % (where, _fmt(old), _fmt(new)))
+    merged = []
+    for a, b in zip(old, new):
+        if a and b and a != b:
+            raise ShapeError('%s: inconsistent shape, expected %s got %s' % (where, _fmt(old), _fmt(new)))
+        merged.append(a or b)
+    return tuple(merged)
+
+
+def merge_dtype(old, new, where):
+    if new is None:
+        return old
+    new = np.dtype(new)
+    if old is None:
+        return new
+    if np.dtype(old) != new:
+        raise TypeInferError('%s: inconsistent dtype, expected %s got %s' % (where, np.dtype(old).name, new.name))
+    return old
+
+
+def _fmt(shape):
+    return '(%s)' % ','.join(str(d) for d in shape) if shape is not None else 'unknown'
+
+
+class Operator:
+    """Base class of all operators.  Subclasses set ``name`` and override what differs."""
+
+    name = None
+    aliases = ()
+    params = {}
+    # the parameter that counts variadic inputs (Concat's num_args), set from len(args)
+    key_var_num_args = None
+    # loss heads compute their own head gradient: backward needs no out_grads for them
+    is_loss = False
+
+    # ---------------------------------------------------------------- params
+    def parse_params(self, raw):
+        """Parse a dict of parameter values; unknown names and missing required ones raise."""
+        values = {}
+        for key, value in raw.items():
+            spec = self.params.get(key)
+            if spec is None:
+                raise ParamError(
+                    "%s: unknown parameter %r; known parameters: %s"
+                    % (self.name, key, ', '.join(sorted(self.params)) or '(none)'))
+            values[key] = spec.parse(value, self.name, key)
+        for key, spec in self.params.items():
+            if key not in values:
+                if spec.required:
+                    raise ParamError('%s: required parameter %r is missing' % (self.name, key))
+                values[key] = spec.default
+        return Params(values)
+
+    @staticmethod
+    def format_param(value):
+        return _format(value)
+
+    # ------------------------------------------------------------- structure
+    def inputs(self, p):
+        return ['data']
+
+    def aux(self, p):
+        return []
+
+    def outputs(self, p):
+        return ['output']
+
+    def visible_outputs(self, p):
+        """How many outputs the user sees; the rest only carry state to backward."""
+        return len(self.outputs(p))
+
+    def aux_init(self, p):
+        """Initializer names MXNet records on auto-created aux variables (``__init__`` attr)."""
+        return {}
+
+    # ------------------------------------------------------------- inference
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        """Default: one output with the shape of every input (elementwise ops)."""
+        known = None
+        for s in list(in_shapes) + list(out_shapes):
+            known = merge_shape(known, s, self.name)
+        return ([known] * len(in_shapes), [known] * len(out_shapes), list(aux_shapes))
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        """Default: every input, output and aux state has one dtype."""
+        known = None
+        for t in list(in_types) + list(out_types) + list(aux_types):
+            if t is not None:
+                known = t
+                break
+        return ([known] * len(in_types), [known] * len(out_types), [known] * len(aux_types))
+
+    # ----------------------------------------------------------- computation
+    def forward(self, p, env, inputs, aux):
+        raise NotImplementedError(self.name)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        """Gradients of the inputs (list aligned with ``inputs``; None means zero/no gradient)."""
+        raise NotImplementedError('%s has no backward' % self.name)
+
+    def __repr__(self):
+        return '<Operator %s>' % self.name
+
+
+def register(cls):
+    """Class decorator: instantiate ``cls`` and make it findable by its name and aliases."""
+    op = cls()
+    for key in (cls.name,) + tuple(cls.aliases):
+        if key in _REGISTRY:
+            raise AssertionError('operator %r registered twice' % key)
+        _REGISTRY[key] = op
+    return cls
+
+
+def get(name):
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ParamError('unknown operator %r' % name) from None
+
+
+def list_operators():
+    """Every registered name (aliases included), sorted."""
+    return sorted(_REGISTRY)
+
+
+def canonical_operators():
+    """One entry per operator (no aliases)."""
+    seen, out = set(), []
+    for key in sorted(_REGISTRY):
+        op = _REGISTRY[key]
+        if id(op) not in seen:
+            seen.add(id(op))
+            out.append(op)
+    return out
+
+
+def expect_ndim(op_name, arg, shape, ndim):
+    """Raise a ShapeError unless ``shape`` has ``ndim`` dims."""
+    if shape is not None and len(shape) != ndim:
+        raise ShapeError('%s: input %r must be %d-d, got shape %s' % (op_name, arg, ndim, _fmt(shape)))
