@@ -10,5 +10,13 @@ from . import random
 from . import ndarray
 from . import ndarray as nd
 from . import operator
+from . import symbol
+from . import symbol as sym
+from .symbol import AttrScope, NameManager
+from .symbol import naming as name
+from .symbol import attribute
+from . import executor
+from .executor import Executor
+from . import test_utils
 
 __version__ = '0.1.0'

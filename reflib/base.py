@@ -41,3 +41,11 @@ class BindError(MXNetError, ValueError):
 
 class ContextError(MXNetError, RuntimeError):
     """A device was asked for that this machine cannot provide (e.g. gpu without cupy)."""
+
+
+# MXNet's integer type flags, as stored in a Variable's ``__dtype__`` attribute
+# and in .params files.
+DTYPE_TO_FLAG = {np.dtype('float32'): 0, np.dtype('float64'): 1, np.dtype('float16'): 2,
+                 np.dtype('uint8'): 3, np.dtype('int32'): 4, np.dtype('int8'): 5,
+                 np.dtype('int64'): 6, np.dtype('bool'): 7}
+FLAG_TO_DTYPE = {v: k for k, v in DTYPE_TO_FLAG.items()}

@@ -141,12 +141,11 @@ def merge_shape(old, new, where):
     new = tuple(int(d) for d in new)
     if old is None:
         return new
-    if len(old) != len(new):
-        raise ShapeError('%s: inconsistent shape, expected %s got %s' % (where, _fmt(old), _fmt(new)))
+    if len(old) != len(new) or any(a and b and a != b for a, b in zip(old, new)):
+        raise ShapeError('%s: inconsistent shapes: known to be %s, but %s is required here'
+                         % (where, _fmt(old), _fmt(new)))
     merged = []
     for a, b in zip(old, new):
-        if a and b and a != b:
-            raise ShapeError('%s: inconsistent shape, expected %s got %s' % (where, _fmt(old), _fmt(new)))
         merged.append(a or b)
     return tuple(merged)
 

@@ -1,0 +1,64 @@
+"""Imperative operators: ``mx.nd.FullyConnected(x, w, b, num_hidden=3)`` and friends.
+
+The same registry entry that a Symbol node uses runs here directly on
+NDArrays, in inference mode.  This is how MXNet's ``mx.nd`` namespace gets
+its operators too: one definition, two front ends.
+"""
+
+from ..base import BindError
+from .. import operator as _ops
+from ..operator.registry import OpEnv
+from .ndarray import NDArray
+
+__all__ = ['invoke', 'make_function']
+
+
+def invoke(op_name, *args, **kwargs):
+    op = _ops.get(op_name)
+    out = kwargs.pop('out', None)
+    kwargs.pop('name', None)
+    arrays = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
+    raw = {k: (v if isinstance(v, str) else _param_string(v))
+           for k, v in kwargs.items() if k not in arrays and v is not None}
+    if op.key_var_num_args and op.key_var_num_args not in raw:
+        raw[op.key_var_num_args] = str(len(args))
+    p = op.parse_params(raw)
+    names = op.inputs(p) + op.aux(p)
+    if len(args) > len(names):
+        raise BindError('nd.%s takes %d inputs (%s), got %d' % (op.name, len(names), names, len(args)))
+    inputs = list(args) + [arrays.pop(n, None) for n in names[len(args):]]
+    if arrays:
+        raise BindError('nd.%s has no inputs %s; its inputs are %s' % (op.name, sorted(arrays), names))
+    missing = [n for n, a in zip(names, inputs) if a is None]
+    if missing:
+        raise BindError('nd.%s: missing inputs %s' % (op.name, missing))
+    for n, a in zip(names, inputs):
+        if not isinstance(a, NDArray):
+            raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
+    ctx = inputs[0].context
+    nin = len(op.inputs(p))
+    with ctx.device_scope():
+        outs = op.forward(p, OpEnv(ctx, False), [a._data for a in inputs[:nin]],
+                          [a._data for a in inputs[nin:]])
+    results = [NDArray(o, ctx) for o in outs[:op.visible_outputs(p)]]
+    if out is not None:
+        targets = out if isinstance(out, (list, tuple)) else [out]
+        for t, r in zip(targets, results):
+            t[:] = r
+        return out
+    return results[0] if len(results) == 1 else results
+
+
+def _param_string(value):
+    import numpy as np
+    if isinstance(value, type) or isinstance(value, np.dtype):
+        return np.dtype(value).name
+    return str(value)
+
+
+def make_function(op_name):
+    def fn(*args, **kwargs):
+        return invoke(op_name, *args, **kwargs)
+    fn.__name__ = op_name
+    fn.__doc__ = (type(_ops.get(op_name)).__doc__ or op_name).strip()
+    return fn

@@ -1,0 +1,34 @@
+"""``mx.sym``: build graphs.  Every registered operator is a function here."""
+
+from .symbol import Symbol, Variable, var, Group, invoke  # noqa: F401
+from .naming import NameManager, Prefix  # noqa: F401
+from .attribute import AttrScope  # noqa: F401
+from .serialization import load, load_json  # noqa: F401
+from .. import operator as _ops
+
+
+def _make_function(op_name):
+    op = _ops.get(op_name)
+
+    def creator(*args, **kwargs):
+        return invoke(op_name, *args, **kwargs)
+    creator.__name__ = op_name
+    creator.__doc__ = operator_doc(op)
+    return creator
+
+
+def operator_doc(op):
+    """A help text built from the operator's registry entry."""
+    lines = [(type(op).__doc__ or op.name).strip(), '', 'Parameters:']
+    for key, spec in sorted(op.params.items()):
+        default = 'required' if spec.required else 'default %r' % (spec.default,)
+        lines.append('  %s (%s, %s) %s' % (key, spec.kind, default, spec.doc))
+    return '\n'.join(lines)
+
+
+for _name in _ops.list_operators():
+    if _name.isidentifier() and _name not in globals():
+        globals()[_name] = _make_function(_name)
+del _name
+
+fromjson = load_json

@@ -1,0 +1,156 @@
+"""Shape and type inference over a whole graph.
+
+Each operator knows a local rule (``Operator.infer_shape``) that fills
+unknown input/output shapes from known ones, in either direction:
+FullyConnected deduces ``weight = (num_hidden, in_dim)`` from ``data``, an
+elementwise add deduces one operand from the other.  The graph-level
+algorithm below just applies every local rule, forward then backward over the
+nodes, until nothing changes.  An inconsistency is reported with the
+operator's name and the input it concerns.
+"""
+
+import ast
+import warnings
+
+import numpy as np
+
+from ..base import ShapeError, TypeInferError, BindError, MXNetError, FLAG_TO_DTYPE
+from ..operator.registry import merge_shape, merge_dtype, shape_is_known
+from .symbol import topo_order, aux_variable_ids
+
+__all__ = ['infer_shape', 'infer_type', 'infer_graph_shapes', 'infer_graph_types']
+
+
+def _given(sym, args, kwargs, what):
+    """Map variable name -> given value from positional (argument order) and keyword inputs."""
+    arg_names = sym.list_arguments()
+    given = {}
+    if args:
+        if len(args) > len(arg_names):
+            raise BindError('%s: got %d positional values for %d arguments %s'
+                            % (what, len(args), len(arg_names), arg_names))
+        given.update({n: v for n, v in zip(arg_names, args) if v is not None})
+    inputs = set(sym.list_inputs())
+    for key, value in kwargs.items():
+        if key not in inputs:
+            raise BindError("%s: %r is not an input of the symbol; inputs are %s"
+                            % (what, key, sym.list_inputs()))
+        if value is not None:
+            given[key] = value
+    return given
+
+
+def _run(nodes, entry, node_rule, merge, kind):
+    """Apply ``node_rule`` to every operator node until a fixed point; fills ``entry`` in place."""
+    ops = [n for n in nodes if n.op is not None]
+    for sweep in range(2 * len(ops) + 2):
+        changed = False
+        for node in (ops if sweep % 2 == 0 else reversed(ops)):
+            nin = node.num_args()
+            ins = [entry.get((id(c), i)) for c, i in node.inputs[:nin]]
+            auxs = [entry.get((id(c), i)) for c, i in node.inputs[nin:]]
+            outs = [entry.get((id(node), i)) for i in range(node.num_outputs())]
+            try:
+                new_in, new_out, new_aux = node_rule(node, ins, outs, auxs)
+            except MXNetError as err:
+                raise type(err)('%s inference failed in operator %r (%s): %s'
+                                % (kind, node.name, node.op.name, err)) from None
+            names = node.input_names()
+            for (child, i), value, in_name in zip(node.inputs, list(new_in) + list(new_aux), names):
+                key = (id(child), i)
+                where = "operator %r (%s), input %r (%s)" % (node.name, node.op.name, in_name,
+                                                            child.output_name(i))
+                merged = merge(entry.get(key), value, where)
+                if merged != entry.get(key):
+                    entry[key] = merged
+                    changed = True
+            for i, value in enumerate(new_out):
+                key = (id(node), i)
+                merged = merge(entry.get(key), value, "operator %r (%s), output %d" % (node.name, node.op.name, i))
+                if merged != entry.get(key):
+                    entry[key] = merged
+                    changed = True
+        if not changed and sweep >= 1:
+            break
+    return entry
+
+
+def infer_graph_shapes(outputs, given):
+    """{(id(node), index): shape} for every entry of the graph reachable from ``outputs``."""
+    nodes = topo_order(outputs)
+    entry = {}
+    for node in nodes:
+        if node.op is None:
+            shape = given.get(node.name)
+            if shape is None and '__shape__' in node.attrs:
+                shape = ast.literal_eval(node.attrs['__shape__'])
+            if shape is not None:
+                entry[(id(node), 0)] = merge_shape(None, tuple(shape), 'variable %r' % node.name)
+            if node.name in given and '__shape__' in node.attrs:
+                declared = ast.literal_eval(node.attrs['__shape__'])
+                merge_shape(tuple(declared), tuple(given[node.name]),
+                            'variable %r (declared shape vs given shape)' % node.name)
+
+    def rule(node, ins, outs, auxs):
+        return node.op.infer_shape(node.params, ins, outs, auxs)
+    return nodes, _run(nodes, entry, rule, merge_shape, 'shape')
+
+
+def infer_shape(sym, args, kwargs, partial):
+    given = _given(sym, args, kwargs, 'infer_shape')
+    for name, shape in given.items():
+        if not isinstance(shape, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in shape):
+            raise ShapeError('infer_shape: shape of %r must be a tuple of ints, got %r' % (name, shape))
+    nodes, entry = infer_graph_shapes(sym._outputs, given)
+    aux_ids = aux_variable_ids(nodes)
+    arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux_ids]
+    aux_nodes = [n for n in nodes if n.op is None and id(n) in aux_ids]
+    arg_shapes = [entry.get((id(n), 0)) for n in arg_nodes]
+    aux_shapes = [entry.get((id(n), 0)) for n in aux_nodes]
+    out_shapes = [entry.get((id(n), i)) for n, i in sym._outputs]
+    if partial:
+        def fill(shapes):
+            return [tuple(s) if s is not None else () for s in shapes]
+        return fill(arg_shapes), fill(out_shapes), fill(aux_shapes)
+    unknown = [n.name for n, s in zip(arg_nodes + aux_nodes, arg_shapes + aux_shapes) if not shape_is_known(s)]
+    if unknown or not all(shape_is_known(s) for s in out_shapes):
+        warnings.warn('infer_shape: cannot infer the shapes of %s from the given shapes %s; '
+                      'returning (None, None, None)' % (unknown, given), stacklevel=3)
+        return None, None, None
+    return arg_shapes, out_shapes, aux_shapes
+
+
+def infer_graph_types(outputs, given):
+    nodes = topo_order(outputs)
+    entry = {}
+    for node in nodes:
+        if node.op is None:
+            dtype = given.get(node.name)
+            if dtype is None and '__dtype__' in node.attrs:
+                dtype = FLAG_TO_DTYPE[int(node.attrs['__dtype__'])]
+            if dtype is not None:
+                entry[(id(node), 0)] = np.dtype(dtype)
+
+    def rule(node, ins, outs, auxs):
+        return node.op.infer_type(node.params, ins, outs, auxs)
+    return nodes, _run(nodes, entry, rule, merge_dtype, 'type')
+
+
+def infer_type(sym, args, kwargs, partial):
+    given = _given(sym, args, kwargs, 'infer_type')
+    nodes, entry = infer_graph_types(sym._outputs, given)
+    aux_ids = aux_variable_ids(nodes)
+    arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux_ids]
+    aux_nodes = [n for n in nodes if n.op is None and id(n) in aux_ids]
+
+    def types(keys):
+        return [entry[k].type if entry.get(k) is not None else None for k in keys]
+    arg_types = types([(id(n), 0) for n in arg_nodes])
+    aux_types = types([(id(n), 0) for n in aux_nodes])
+    out_types = types([(id(n), i) for n, i in sym._outputs])
+    if not partial and any(t is None for t in arg_types + aux_types + out_types):
+        unknown = [n.name for n, t in zip(arg_nodes + aux_nodes, arg_types + aux_types) if t is None]
+        warnings.warn('infer_type: cannot infer the types of %s; returning (None, None, None)' % unknown,
+                      stacklevel=3)
+        return None, None, None
+    return arg_types, out_types, aux_types

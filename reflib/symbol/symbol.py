@@ -1,0 +1,501 @@
+"""Symbol: a graph of operator nodes, described before any data exists.
+
+A Symbol is a list of *outputs*, each a (node, index) pair.  A node is either
+a variable (an input of the graph: data, label, a weight) or an operator
+applied to the outputs of other nodes.  Everything else — the argument list,
+shapes, JSON, binding — is computed by walking the graph from the outputs.
+
+>>> import reflib as mx
+>>> data = mx.sym.Variable('data')
+>>> fc1 = mx.sym.FullyConnected(data, num_hidden=128, name='fc1')
+>>> fc1.list_arguments()
+['data', 'fc1_weight', 'fc1_bias']
+>>> net = mx.sym.SoftmaxOutput(mx.sym.Activation(fc1, act_type='relu'), name='softmax')
+>>> net.list_arguments()[-1], net.list_outputs()
+('softmax_label', ['softmax_output'])
+"""
+
+import json
+
+import numpy as np
+
+from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, numeric_types
+from .. import operator as _ops
+from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
+from .naming import NameManager
+
+__all__ = ['Symbol', 'Variable', 'var', 'Group', 'invoke']
+
+
+class Node:
+    """One vertex of the graph: a variable (``op is None``) or an operator application."""
+    __slots__ = ('op', 'name', 'attrs', 'params', 'inputs')
+
+    def __init__(self, op, name, attrs=None, inputs=()):
+        self.op = op
+        self.name = name
+        self.attrs = dict(attrs or {})
+        self.inputs = list(inputs)  # [(Node, output index)]
+        self.params = None
+        if op is not None:
+            raw = {k: v for k, v in self.attrs.items() if k in op.params}
+            try:
+                self.params = op.parse_params(raw)
+            except ParamError as err:
+                raise ParamError('operator %r: %s' % (name, err)) from None
+
+    @property
+    def is_variable(self):
+        return self.op is None
+
+    def num_outputs(self):
+        return 1 if self.op is None else len(self.op.outputs(self.params))
+
+    def num_visible_outputs(self):
+        return 1 if self.op is None else self.op.visible_outputs(self.params)
+
+    def num_args(self):
+        """Inputs that are arguments (the rest are auxiliary states)."""
+        return 0 if self.op is None else len(self.op.inputs(self.params))
+
+    def input_names(self):
+        return self.op.inputs(self.params) + self.op.aux(self.params)
+
+    def output_name(self, index):
+        if self.op is None:
+            return self.name
+        outs = self.op.outputs(self.params)
+        return '%s_%s' % (self.name, outs[index])
+
+    def ctx_group(self):
+        return self.attrs.get('__ctx_group__')
+
+
+def topo_order(heads):
+    """Nodes reachable from ``heads`` in post-order DFS (inputs before users, in input order)."""
+    order, seen = [], set()
+    for head, _ in heads:
+        if id(head) in seen:
+            continue
+        stack = [(head, 0)]
+        seen.add(id(head))
+        while stack:
+            node, i = stack.pop()
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                child = node.inputs[i][0]
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+            else:
+                order.append(node)
+    return order
+
+
+def aux_variable_ids(nodes):
+    """ids of the variable nodes that some operator uses as an auxiliary state."""
+    aux = set()
+    for node in nodes:
+        if node.op is not None:
+            for node_in, _ in node.inputs[node.num_args():]:
+                aux.add(id(node_in))
+    return aux
+
+
+class Symbol:
+    """A handle to one or more outputs of a graph."""
+    __slots__ = ('_outputs', '__weakref__')
+    __array_priority__ = 1000.0
+
+    def __init__(self, outputs):
+        self._outputs = list(outputs)
+
+    # ---------------------------------------------------------------- naming
+    @property
+    def name(self):
+        """The node's name for a single-output symbol, None for a group."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].name
+
+    def __repr__(self):
+        if len(self._outputs) == 1:
+            return '<Symbol %s>' % self.name
+        return '<Symbol group [%s]>' % ', '.join(n.name for n, _ in self._outputs)
+
+    # ------------------------------------------------------------ structure
+    def _topo(self):
+        return topo_order(self._outputs)
+
+    def _variables(self):
+        """(argument nodes, auxiliary-state nodes), each in graph order."""
+        nodes = self._topo()
+        aux = aux_variable_ids(nodes)
+        args = [n for n in nodes if n.op is None and id(n) not in aux]
+        auxs = [n for n in nodes if n.op is None and id(n) in aux]
+        return args, auxs
+
+    def list_arguments(self):
+        """Names of the inputs that are data, labels or learnable parameters."""
+        return [n.name for n in self._variables()[0]]
+
+    def list_auxiliary_states(self):
+        """Names of the inputs that are state updated by the graph itself (BatchNorm's moving stats)."""
+        return [n.name for n in self._variables()[1]]
+
+    def list_inputs(self):
+        """All variable names (arguments and auxiliary states) in graph order."""
+        return [n.name for n in self._topo() if n.op is None]
+
+    def list_outputs(self):
+        return [node.output_name(i) for node, i in self._outputs]
+
+    def __len__(self):
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([out]) for out in self._outputs)
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index]
+            if not matches:
+                raise ValueError('no output named %r; outputs are %s' % (index, names))
+            if len(matches) > 1:
+                raise ValueError('more than one output named %r' % index)
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError('output index %d out of range for %d outputs' % (index, len(self._outputs)))
+        return Symbol([self._outputs[index]])
+
+    def get_internals(self):
+        """A group of every output of every node: variables and visible operator outputs."""
+        outs = []
+        for node in self._topo():
+            outs.extend((node, i) for i in range(node.num_visible_outputs()))
+        return Symbol(outs)
+
+    def get_children(self):
+        """The inputs of this symbol's node(s), as a group; None for a variable."""
+        children = []
+        for node, _ in self._outputs:
+            children.extend(node.inputs)
+        return Symbol(children) if children else None
+
+    # ------------------------------------------------------------ attributes
+    def attr(self, key):
+        """One attribute of a single-node symbol (hidden keys like lr_mult found too)."""
+        if len(self._outputs) != 1:
+            raise MXNetError('attr() needs a single-output symbol; this one has %d outputs' % len(self._outputs))
+        attrs = self._outputs[0][0].attrs
+        if key in attrs:
+            return attrs[key]
+        return attrs.get(normalize_key(key))
+
+    def list_attr(self, recursive=False):
+        if recursive:
+            raise DeprecationWarning('list_attr(recursive=True) is gone in MXNet 1.x; use attr_dict()')
+        if len(self._outputs) != 1:
+            return {}
+        return _with_aliases(self._outputs[0][0].attrs)
+
+    def attr_dict(self):
+        """``{node name: attributes}`` for every node that has attributes."""
+        out = {}
+        for node in self._topo():
+            if node.attrs:
+                out[node.name] = _with_aliases(node.attrs)
+        return out
+
+    def _set_attr(self, **kwargs):
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise MXNetError('attribute %r must be a string, got %r' % (key, value))
+            for node, _ in self._outputs:
+                key_n = normalize_key(key)
+                node.attrs[key_n] = value
+                if node.op is not None and key_n in node.op.params:
+                    node.params = node.op.parse_params(
+                        {k: v for k, v in node.attrs.items() if k in node.op.params})
+
+    # ------------------------------------------------------------- inference
+    def infer_shape(self, *args, **kwargs):
+        """(arg_shapes, out_shapes, aux_shapes) from the shapes given; (None, None, None) if incomplete."""
+        from .infer import infer_shape
+        return infer_shape(self, args, kwargs, partial=False)
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like infer_shape, but unknown shapes are returned as () instead of giving up."""
+        from .infer import infer_shape
+        return infer_shape(self, args, kwargs, partial=True)
+
+    def infer_type(self, *args, **kwargs):
+        from .infer import infer_type
+        return infer_type(self, args, kwargs, partial=False)
+
+    def infer_type_partial(self, *args, **kwargs):
+        from .infer import infer_type
+        return infer_type(self, args, kwargs, partial=True)
+
+    # ---------------------------------------------------------- serialization
+    def tojson(self):
+        from .serialization import to_json
+        return to_json(self)
+
+    def save(self, fname, remove_amp_cast=True):
+        from ..util import atomic_write_text
+        atomic_write_text(fname, self.tojson())
+
+    # ------------------------------------------------------------------ bind
+    def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None,
+                    group2ctx=None, shared_arg_names=None, shared_exec=None,
+                    shared_buffer=None, **kwargs):
+        """Infer every shape from the given input shapes, allocate all arrays, and bind."""
+        from ..executor import simple_bind
+        return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
+                           shared_arg_names=shared_arg_names, shared_exec=shared_exec, shapes=kwargs)
+
+    def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None,
+             group2ctx=None, shared_exec=None):
+        """Make an Executor over the given arrays (used by reference, not copied)."""
+        from ..executor import Executor
+        return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def eval(self, ctx=None, **kwargs):
+        """Bind to the given arrays (no gradients) and run forward; returns the outputs."""
+        from ..context import current_context
+        exe = self.bind(ctx or current_context(), kwargs, grad_req='null')
+        return exe.forward()
+
+    # ------------------------------------------------------------- composing
+    def __call__(self, *args, **kwargs):
+        """A copy of the graph with variables replaced by other symbols (``net(data=x)``)."""
+        name = kwargs.pop('name', None)
+        if args and kwargs:
+            raise TypeError('compose takes positional or keyword symbols, not both')
+        args_vars = self._variables()[0]
+        if args:
+            if len(args) > len(args_vars):
+                raise TypeError('compose got %d symbols for %d arguments' % (len(args), len(args_vars)))
+            kwargs = {node.name: sym for node, sym in zip(args_vars, args)}
+        known = set(self.list_inputs())
+        for key, sym in kwargs.items():
+            if key not in known:
+                raise BindError('compose: %r is not an input of this symbol; inputs are %s'
+                                % (key, sorted(known)))
+            if not isinstance(sym, Symbol) or len(sym) != 1:
+                raise TypeError('compose: %r must be a single-output Symbol' % key)
+        out = Symbol(copy_graph(self._outputs, kwargs))
+        if name and len(out) == 1 and out._outputs[0][0].op is not None:
+            out._outputs[0][0].name = name
+        return out
+
+    def __copy__(self):
+        return self.__deepcopy__(None)
+
+    def __deepcopy__(self, memo):
+        return Symbol(copy_graph(self._outputs, {}))
+
+    def copy(self):
+        return self.__deepcopy__(None)
+
+    # ------------------------------------------------------------ arithmetic
+    def _binary(self, other, op_name, scalar_name, reverse=False):
+        if isinstance(other, Symbol):
+            lhs, rhs = (other, self) if reverse else (self, other)
+            return invoke(op_name, lhs, rhs)
+        if isinstance(other, numeric_types):
+            return invoke(scalar_name, self, scalar=other)
+        raise TypeError('unsupported operand type %s for Symbol arithmetic' % type(other).__name__)
+
+    def __add__(self, o): return self._binary(o, 'elemwise_add', '_plus_scalar')
+    def __radd__(self, o): return self._binary(o, 'elemwise_add', '_plus_scalar', True)
+    def __sub__(self, o): return self._binary(o, 'elemwise_sub', '_minus_scalar')
+    def __rsub__(self, o): return self._binary(o, 'elemwise_sub', '_rminus_scalar', True)
+    def __mul__(self, o): return self._binary(o, 'elemwise_mul', '_mul_scalar')
+    def __rmul__(self, o): return self._binary(o, 'elemwise_mul', '_mul_scalar', True)
+    def __truediv__(self, o): return self._binary(o, 'elemwise_div', '_div_scalar')
+    def __rtruediv__(self, o): return self._binary(o, 'elemwise_div', '_rdiv_scalar', True)
+    def __pow__(self, o): return self._binary(o, '_power', '_power_scalar')
+    def __rpow__(self, o): return self._binary(o, '_power', '_rpower_scalar', True)
+
+    def __neg__(self):
+        return invoke('_mul_scalar', self, scalar=-1.0)
+
+    def __hash__(self):
+        return id(self)
+
+    # conveniences MXNet offers as methods
+    def reshape(self, *args, **kwargs):
+        shape = args[0] if len(args) == 1 else (args or kwargs.pop('shape'))
+        return invoke('Reshape', self, shape=tuple(shape), **kwargs)
+
+    def flatten(self, **kwargs):
+        return invoke('Flatten', self, **kwargs)
+
+    def sum(self, *args, **kwargs):
+        return invoke('sum', self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return invoke('mean', self, *args, **kwargs)
+
+    def transpose(self, *args, **kwargs):
+        return invoke('transpose', self, *args, **kwargs)
+
+    def expand_dims(self, axis, **kwargs):
+        return invoke('expand_dims', self, axis=axis, **kwargs)
+
+
+def _with_aliases(attrs):
+    """attrs plus the plain names of hidden keys (``__lr_mult__`` also as ``lr_mult``), as MXNet lists them."""
+    out = dict(attrs)
+    for key in HIDDEN_KEYS:
+        hidden = '__%s__' % key
+        if hidden in attrs:
+            out[key] = attrs[hidden]
+    return out
+
+
+def copy_graph(outputs, replace):
+    """Copy the graph under ``outputs``; variables named in ``replace`` become those symbols' outputs."""
+    mapping = {}  # id(old node) -> (new node, fixed output index or None)
+
+    def resolve(node, index):
+        new, fixed = mapping[id(node)]
+        return new, index if fixed is None else fixed
+
+    for node in topo_order(outputs):
+        if node.op is None and node.name in replace:
+            mapping[id(node)] = replace[node.name]._outputs[0]
+            continue
+        new = Node.__new__(Node)
+        new.op, new.name, new.attrs, new.params = node.op, node.name, dict(node.attrs), node.params
+        new.inputs = [resolve(child, i) for child, i in node.inputs]
+        mapping[id(node)] = (new, None)
+    return [resolve(node, i) for node, i in outputs]
+
+
+# --------------------------------------------------------------------- creation
+def _dtype_flag(dtype):
+    try:
+        return DTYPE_TO_FLAG[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise ParamError('Variable: unsupported dtype %r' % (dtype,)) from None
+
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None,
+             init=None, stype=None, **kwargs):
+    """A named input of the graph: data, label, or a parameter.
+
+    ``shape``, ``dtype``, ``lr_mult``, ``wd_mult`` and ``init`` are stored as the
+    hidden attributes ``__shape__``, ``__dtype__`` (MXNet's type flag),
+    ``__lr_mult__``, ``__wd_mult__`` and ``__init__``, which inference, the
+    optimizer and the initializer read back.
+    """
+    if not isinstance(name, str):
+        raise TypeError('Variable name must be a string, got %r' % (name,))
+    attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
+    if shape is not None:
+        attrs['__shape__'] = str(tuple(shape))
+    if lr_mult is not None:
+        attrs['__lr_mult__'] = str(lr_mult)
+    if wd_mult is not None:
+        attrs['__wd_mult__'] = str(wd_mult)
+    if dtype is not None:
+        attrs['__dtype__'] = str(_dtype_flag(dtype))
+    if init is not None:
+        attrs['__init__'] = init if isinstance(init, str) else init.dumps()
+    if stype is not None and stype != 'default':
+        raise ParamError('Variable %r: only dense (stype="default") storage is supported, got %r' % (name, stype))
+    for key, value in kwargs.items():
+        if not (key.startswith('__') and key.endswith('__')):
+            raise ParamError('Variable %r: attribute %r is not supported; extra attributes must '
+                             'start and end with double underscores' % (name, key))
+        attrs[key] = str(value)
+    return Symbol([(Node(None, name, attrs), 0)])
+
+
+var = Variable
+
+
+def Group(symbols):
+    """One symbol whose outputs are the outputs of all ``symbols``, in order."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError('Group expects a non-empty list of Symbols')
+    outputs = []
+    for sym in symbols:
+        outputs.extend(sym._outputs)
+    return Symbol(outputs)
+
+
+def _param_string(value):
+    if isinstance(value, type) or isinstance(value, np.dtype):
+        return np.dtype(value).name
+    return str(value)
+
+
+def invoke(op_name, *args, **kwargs):
+    """Apply operator ``op_name`` to symbols: the function behind ``mx.sym.<Op>(...)``.
+
+    Positional symbols fill the operator's inputs in order, keyword symbols
+    fill them by name, and every missing input becomes a new Variable named
+    ``<node name>_<input name>`` (that is where ``fc1_weight`` comes from).
+    Non-symbol keywords are operator parameters.
+    """
+    op = _ops.get(op_name)
+    name = kwargs.pop('name', None)
+    attr = kwargs.pop('attr', None)
+    sym_kwargs, raw = {}, {}
+    for key, value in kwargs.items():
+        if isinstance(value, Symbol):
+            sym_kwargs[key] = value
+        elif value is not None:
+            raw[key] = _param_string(value)
+    for i, value in enumerate(args):
+        if not isinstance(value, Symbol):
+            raise TypeError('%s: positional argument %d must be a Symbol, got %s; pass parameters '
+                            'by keyword' % (op.name, i, type(value).__name__))
+    if op.key_var_num_args and op.key_var_num_args not in raw:
+        raw[op.key_var_num_args] = str(len(args))
+
+    scope_attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
+    for key in scope_attrs:
+        if key not in op.params and not (key.startswith('__') and key.endswith('__')):
+            raise ParamError('%s: attribute %r is neither a parameter of the operator nor a '
+                             '__hidden__ attribute' % (op.name, key))
+    hint = getattr(op, 'hint', None) or op.name.lower()
+    node_name = NameManager.current().get(name, hint)
+    attrs = dict(raw)
+    attrs.update(scope_attrs)
+    node = Node(op, node_name, attrs)
+
+    input_names = node.input_names()
+    n_args = node.num_args()
+    if len(args) > len(input_names):
+        raise BindError('%s %r takes %d inputs (%s), got %d positional symbols'
+                        % (op.name, node_name, len(input_names), ', '.join(input_names), len(args)))
+    for key in sym_kwargs:
+        if key not in input_names:
+            raise BindError('%s %r has no input %r; its inputs are %s'
+                            % (op.name, node_name, key, ', '.join(input_names)))
+    aux_init = op.aux_init(node.params)
+    for pos, in_name in enumerate(input_names):
+        if pos < len(args):
+            sym = args[pos]
+            if in_name in sym_kwargs:
+                raise BindError('%s %r: input %r given twice' % (op.name, node_name, in_name))
+        elif in_name in sym_kwargs:
+            sym = sym_kwargs[in_name]
+        else:
+            var_attrs = dict(attrs)
+            if pos >= n_args and in_name in aux_init:
+                var_attrs['__init__'] = json.dumps([aux_init[in_name], {}])
+            sym = Symbol([(Node(None, '%s_%s' % (node_name, in_name), var_attrs), 0)])
+        if len(sym._outputs) != 1:
+            raise BindError('%s %r: input %r must be a single-output symbol, got a group of %d'
+                            % (op.name, node_name, in_name, len(sym._outputs)))
+        node.inputs.append(sym._outputs[0])
+    return Symbol([(node, i) for i in range(node.num_visible_outputs())])
