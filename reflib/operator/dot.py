@@ -1,1 +1,251 @@
-"""(being written)"""
+"""dot and batch_dot.
+
+dot (MXNet 1.x semantics, which differ from numpy's for N-d inputs)
+--------------------------------------------------------------------
+One axis of lhs is contracted with one axis of rhs:
+
+=============  ====================  ===========================
+               contracted axis       axes kept in the output
+=============  ====================  ===========================
+lhs            last  (first if       all others, in order
+               ``transpose_a``)
+rhs            first (last if        all others, in order
+               ``transpose_b``)
+=============  ====================  ===========================
+
+The output shape is lhs's kept axes followed by rhs's kept axes; a 1-d input
+contributes no kept axes (transposing it changes nothing), and two 1-d inputs
+give shape ``(1,)``.  Transposing when *both* inputs are 1-d is an error.
+Example: lhs (4,2,3) with transpose_a and rhs (6,5,4) with transpose_b
+contract the 4s and give (2,3,6,5).
+
+The computation flattens to one matrix product: lhs becomes (m, k) with the
+contracted axis last, rhs becomes (k, n) with the contracted axis first.
+
+batch_dot
+---------
+Both inputs have the same number of dims N >= 3 and the same leading N-2
+(batch) dims; the last two dims are multiplied as matrices, each optionally
+transposed: (B.., M, K) x (B.., K, N) -> (B.., M, N).
+"""
+
+from .registry import Operator, Param, register, merge_shape
+from ..base import ShapeError
+
+_STYPES = ('csr', 'default', 'row_sparse')
+
+
+def _fmt(shape):
+    return 'unknown' if shape is None else '(%s)' % ','.join(str(d) for d in shape)
+
+
+def _merge_dim(a, b, why):
+    """Unify two sizes of one dimension (0 = unknown); ``why()`` builds the error message."""
+    if a and b and a != b:
+        raise ShapeError(why())
+    return a or b
+
+
+class _DotBase(Operator):
+    params = {
+        'transpose_a': Param('bool', False, doc='transpose lhs first'),
+        'transpose_b': Param('bool', False, doc='transpose rhs first'),
+        'forward_stype': Param('enum', None, choices=_STYPES,
+                               doc='storage type of the output; accepted for compatibility, '
+                                   'reflib computes densely'),
+    }
+
+    def inputs(self, p):
+        return ['lhs', 'rhs']
+
+
+@register
+class Dot(_DotBase):
+    """Contract one axis of lhs with one axis of rhs (see the module docstring)."""
+    name = 'dot'
+
+    # ------------------------------------------------------------ shapes
+    @staticmethod
+    def _split_lhs(p, shape):
+        """(contracted size, kept dims) of lhs."""
+        if len(shape) == 1:
+            return shape[0], ()
+        if p.transpose_a:
+            return shape[0], tuple(shape[1:])
+        return shape[-1], tuple(shape[:-1])
+
+    @staticmethod
+    def _split_rhs(p, shape):
+        """(contracted size, kept dims) of rhs."""
+        if len(shape) == 1:
+            return shape[0], ()
+        if p.transpose_b:
+            return shape[-1], tuple(shape[:-1])
+        return shape[0], tuple(shape[1:])
+
+    @staticmethod
+    def _join_lhs(p, k, kept):
+        if not kept:
+            return (k,)
+        return (k,) + tuple(kept) if p.transpose_a else tuple(kept) + (k,)
+
+    @staticmethod
+    def _join_rhs(p, k, kept):
+        if not kept:
+            return (k,)
+        return tuple(kept) + (k,) if p.transpose_b else (k,) + tuple(kept)
+
+    def _mismatch(self, p, lhs, rhs, lk, rk):
+        return ("dot: input 'lhs' %s and input 'rhs' %s do not fit: lhs contracts its %s axis "
+                "(size %d), rhs its %s axis (size %d) (transpose_a=%s, transpose_b=%s)"
+                % (_fmt(lhs), _fmt(rhs), 'first' if p.transpose_a and len(lhs) > 1 else 'last', lk,
+                   'last' if p.transpose_b and len(rhs) > 1 else 'first', rk,
+                   p.transpose_a, p.transpose_b))
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        lhs, rhs = in_shapes
+        out = out_shapes[0]
+        if lhs is not None and rhs is not None:
+            if len(lhs) == 1 and len(rhs) == 1 and (p.transpose_a or p.transpose_b):
+                raise ShapeError("dot: cannot transpose 1-d inputs: input 'lhs' %s, input 'rhs' %s "
+                                 "(transpose_a=%s, transpose_b=%s)"
+                                 % (_fmt(lhs), _fmt(rhs), p.transpose_a, p.transpose_b))
+            lk, lkept = self._split_lhs(p, lhs)
+            rk, rkept = self._split_rhs(p, rhs)
+            k = _merge_dim(lk, rk, lambda: self._mismatch(p, lhs, rhs, lk, rk))
+            want = (lkept + rkept) or (1,)
+            out = merge_shape(out, want, "dot output (input 'lhs' %s, input 'rhs' %s)" % (_fmt(lhs), _fmt(rhs)))
+            if lkept or rkept:  # hand known output dims back to unknown input dims
+                lkept, rkept = tuple(out[:len(lkept)]), tuple(out[len(lkept):])
+            lhs, rhs = self._join_lhs(p, k, lkept), self._join_rhs(p, k, rkept)
+        elif lhs is not None and out is not None:
+            rhs = self._rhs_from(p, lhs, out)
+        elif rhs is not None and out is not None:
+            lhs = self._lhs_from(p, rhs, out)
+        return [lhs, rhs], [out], aux_shapes
+
+    def _rhs_from(self, p, lhs, out):
+        """rhs's shape from lhs and the output, or None where it is ambiguous."""
+        k, lkept = self._split_lhs(p, lhs)
+        if len(out) < len(lkept) or (not lkept and tuple(out) == (1,)):
+            return None  # (1,) could come from a 1-d or a (k,1)-shaped rhs
+        rkept = tuple(out[len(lkept):])
+        return self._join_rhs(p, k, rkept)
+
+    def _lhs_from(self, p, rhs, out):
+        k, rkept = self._split_rhs(p, rhs)
+        if len(out) < len(rkept) or (not rkept and tuple(out) == (1,)):
+            return None
+        lkept = tuple(out[:len(out) - len(rkept)])
+        return self._join_lhs(p, k, lkept)
+
+    # ------------------------------------------------------- computation
+    def _as_matrices(self, p, env, lhs, rhs):
+        """lhs as (m, k) and rhs as (k, n), plus the layouts needed to undo the flattening."""
+        xp = env.xp
+        if lhs.ndim == 1 and rhs.ndim == 1 and (p.transpose_a or p.transpose_b):
+            raise ShapeError('dot: cannot transpose 1-d inputs: lhs %s, rhs %s'
+                             % (_fmt(lhs.shape), _fmt(rhs.shape)))
+        a = xp.moveaxis(lhs, 0, -1) if p.transpose_a and lhs.ndim > 1 else lhs
+        b = xp.moveaxis(rhs, -1, 0) if p.transpose_b and rhs.ndim > 1 else rhs
+        if a.shape[-1] != b.shape[0]:
+            raise ShapeError(self._mismatch(p, lhs.shape, rhs.shape, a.shape[-1], b.shape[0]))
+        k = a.shape[-1]
+        return a.reshape(-1, k), b.reshape(k, -1), a.shape, b.shape
+
+    def _out_shape(self, lhs, rhs, a_shape, b_shape):
+        kept = (tuple(a_shape[:-1]) if lhs.ndim > 1 else ()) + (tuple(b_shape[1:]) if rhs.ndim > 1 else ())
+        return kept or (1,)
+
+    def forward(self, p, env, inputs, aux):
+        lhs, rhs = inputs
+        a2, b2, a_shape, b_shape = self._as_matrices(p, env, lhs, rhs)
+        return [(a2 @ b2).reshape(self._out_shape(lhs, rhs, a_shape, b_shape))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp = env.xp
+        lhs, rhs = inputs
+        a2, b2, a_shape, b_shape = self._as_matrices(p, env, lhs, rhs)
+        g2 = out_grads[0].reshape(a2.shape[0], b2.shape[1])
+        da = (g2 @ b2.T).reshape(a_shape)
+        db = (a2.T @ g2).reshape(b_shape)
+        if p.transpose_a and lhs.ndim > 1:
+            da = xp.moveaxis(da, -1, 0)
+        if p.transpose_b and rhs.ndim > 1:
+            db = xp.moveaxis(db, 0, -1)
+        return [xp.ascontiguousarray(da), xp.ascontiguousarray(db)]
+
+
+@register
+class BatchDot(_DotBase):
+    """Matrix products over the last two axes, one per index of the leading (batch) axes."""
+    name = 'batch_dot'
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        lhs, rhs = in_shapes
+        out = out_shapes[0]
+        known = [s for s in (lhs, rhs, out) if s is not None]
+        if not known:
+            return [lhs, rhs], [out], aux_shapes
+        ndim = len(known[0])
+        for arg, shape in (('lhs', lhs), ('rhs', rhs), ('output', out)):
+            if shape is not None and (len(shape) < 3 or len(shape) != ndim):
+                raise ShapeError("batch_dot: inputs must both be N-d with N >= 3: input 'lhs' %s, "
+                                 "input 'rhs' %s, output %s" % (_fmt(lhs), _fmt(rhs), _fmt(out)))
+
+        def why(what):
+            return lambda: ("batch_dot: %s do not fit: input 'lhs' %s, input 'rhs' %s, output %s "
+                            "(transpose_a=%s, transpose_b=%s)"
+                            % (what, _fmt(lhs), _fmt(rhs), _fmt(out), p.transpose_a, p.transpose_b))
+
+        L = tuple(lhs) if lhs is not None else (0,) * ndim
+        R = tuple(rhs) if rhs is not None else (0,) * ndim
+        O = tuple(out) if out is not None else (0,) * ndim
+        batch = tuple(_merge_dim(_merge_dim(a, b, why('batch dims')), c, why('batch dims'))
+                      for a, b, c in zip(L[:-2], R[:-2], O[:-2]))
+        lm, lk = (L[-1], L[-2]) if p.transpose_a else (L[-2], L[-1])
+        rk, rn = (R[-1], R[-2]) if p.transpose_b else (R[-2], R[-1])
+        k = _merge_dim(lk, rk, why('the contracted dims (%d vs %d)' % (lk, rk)))
+        m = _merge_dim(lm, O[-2], why('rows'))
+        n = _merge_dim(rn, O[-1], why('columns'))
+        lhs = batch + ((k, m) if p.transpose_a else (m, k))
+        rhs = batch + ((n, k) if p.transpose_b else (k, n))
+        out = batch + (m, n)
+        return [_none_if_blank(lhs), _none_if_blank(rhs)], [_none_if_blank(out)], aux_shapes
+
+    @staticmethod
+    def _mats(p, env, lhs, rhs):
+        xp = env.xp
+        a = xp.swapaxes(lhs, -1, -2) if p.transpose_a else lhs
+        b = xp.swapaxes(rhs, -1, -2) if p.transpose_b else rhs
+        return a, b
+
+    def forward(self, p, env, inputs, aux):
+        lhs, rhs = inputs
+        if lhs.ndim < 3 or lhs.ndim != rhs.ndim or lhs.shape[:-2] != rhs.shape[:-2]:
+            raise ShapeError('batch_dot: lhs %s and rhs %s need the same N >= 3 dims and batch dims'
+                             % (_fmt(lhs.shape), _fmt(rhs.shape)))
+        a, b = self._mats(p, env, lhs, rhs)
+        if a.shape[-1] != b.shape[-2]:
+            raise ShapeError('batch_dot: lhs %s and rhs %s: contracted dims %d vs %d '
+                             '(transpose_a=%s, transpose_b=%s)'
+                             % (_fmt(lhs.shape), _fmt(rhs.shape), a.shape[-1], b.shape[-2],
+                                p.transpose_a, p.transpose_b))
+        return [env.xp.matmul(a, b)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp = env.xp
+        a, b = self._mats(p, env, *inputs)
+        g = out_grads[0]
+        da = xp.matmul(g, xp.swapaxes(b, -1, -2))
+        db = xp.matmul(xp.swapaxes(a, -1, -2), g)
+        if p.transpose_a:
+            da = xp.swapaxes(da, -1, -2)
+        if p.transpose_b:
+            db = xp.swapaxes(db, -1, -2)
+        return [xp.ascontiguousarray(da), xp.ascontiguousarray(db)]
+
+
+def _none_if_blank(shape):
+    """A shape with no known dim at all is reported as unknown."""
+    return None if not any(shape) else shape

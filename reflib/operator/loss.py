@@ -1,94 +1,316 @@
 """Loss heads: operators whose backward makes its own head gradient.
 
-A loss head's forward returns a prediction (SoftmaxOutput returns the softmax
-probabilities, not the loss!) while its backward returns the gradient of the
-matching loss with respect to its input.  That is why ``executor.backward()``
-needs no ``out_grads`` for a network ending in one.  Note the gradient is
-*not* divided by the batch size (unless ``normalization='batch'``): Module
-sets the optimizer's ``rescale_grad = 1/batch_size`` for that.
+A loss head's forward returns a *prediction* (SoftmaxOutput returns the
+softmax probabilities, not the loss) while its backward returns the gradient
+of the matching loss with respect to its data input.  That is why
+``executor.backward()`` needs no ``out_grads`` for a network ending in one
+(``is_loss = True``: backward never reads ``out_grads``).  The label input
+gets no gradient.
+
+By default the gradient is *not* divided by the batch size: Module sets the
+optimizer's ``rescale_grad = 1/batch_size`` for that.
+
+=========================  ==============  =====================================
+operator                   forward         data gradient (times grad_scale / D)
+=========================  ==============  =====================================
+SoftmaxOutput              softmax         ``softmax - onehot(label)``
+LinearRegressionOutput     identity        ``out - label``        (squared error / 2)
+LogisticRegressionOutput   sigmoid         ``out - label``        (binary cross-entropy)
+MAERegressionOutput        identity        ``+1 if out > label else -1``  (absolute error)
+MakeLoss                   identity        ``1``                  (the data *is* the loss)
+=========================  ==============  =====================================
+
+For the three regression heads D is the number of label elements per sample,
+``label.size / label.shape[0]``: the loss is averaged over each sample's
+outputs.  SoftmaxOutput's and MakeLoss's divisors depend on ``normalization``
+(see each class).
 """
 
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
+from ..base import ShapeError
+
+_NORMALIZATION = ('null', 'batch', 'valid')
+
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def _fmt(shape):
+    return 'unknown' if shape is None else '(%s)' % ','.join(str(d) for d in shape)
+
+
+def _scalar(value, like):
+    """``value`` as a scalar of ``like``'s dtype, so float32 arithmetic stays float32."""
+    return like.dtype.type(value)
 
 
 def _softmax(xp, x, axis):
-    shifted = x - x.max(axis=axis, keepdims=True)
-    e = xp.exp(shifted)
+    e = xp.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def _class_index(label):
+    """Labels as integer class indices, truncated toward zero (1.7 -> 1, -0.5 -> 0) like a C cast."""
+    return label.astype(np.int64)
+
+
+# ====================================================================== softmax
 @register
 class SoftmaxOutput(Operator):
-    """Softmax in forward; ``softmax - onehot(label)`` (times grad_scale) in backward."""
+    """Softmax in forward; ``softmax - onehot(label)`` (scaled) in backward.
+
+    Where the softmax runs and what the label looks like:
+
+    ``multi_output``   data (N, C, d1, d2, ...): softmax over axis 1 at every
+                       position; label (N, d1*d2*...) or (N, d1, d2, ...).
+    ``preserve_shape`` softmax over the last axis; label = data.shape[:-1].
+    neither            data seen as (N, everything else) and softmax over that
+                       whole row; label = data.shape[:-1] too, but only its
+                       first N values (in flat order) are used as the rows'
+                       classes.  For 2-d data that is the usual (N,) label.
+
+    A label with exactly the data's shape is taken as target probabilities in
+    every mode: the gradient is ``(softmax - label) * grad_scale``, with no
+    normalization, smoothing or ignoring.
+
+    Class labels are floats truncated to integers; a class outside [0, C)
+    simply subtracts nothing.  The gradient is then multiplied by::
+
+        normalization  multi_output                 otherwise
+        'null'         grad_scale / S               grad_scale
+        'batch'        grad_scale / (S * N)         grad_scale / label.size
+        'valid'        grad_scale / n_valid         grad_scale / n_valid
+
+    where S = d1*d2*... (number of positions per sample) and n_valid counts
+    the labels whose integer part differs from ``int(ignore_label)`` (counted
+    even when ``use_ignore`` is off; at least 1).  With ``use_ignore`` the
+    positions labelled ``ignore_label`` get zero gradient.  ``smooth_alpha``
+    (not in multi_output mode) replaces the one-hot target by ``1 - alpha`` on
+    the true class and ``alpha / (C - 1)`` on every other class.
+
+    ``out_grad=True``: MXNet 1.9.1 is meant to multiply the gradient by the
+    incoming head gradient, but its graph hands the operator its own output
+    in that slot, so the gradient ends up multiplied by the softmax output.
+    reflib reproduces that, so the numbers match.
+    """
     name = 'SoftmaxOutput'
     aliases = ('Softmax',)
     is_loss = True
     params = {
         'grad_scale': Param('float', 1.0, doc='multiply the gradient by this'),
-        'ignore_label': Param('float', -1.0, doc='label value whose samples get no gradient (with use_ignore)'),
-        'multi_output': Param('bool', False, doc='softmax over axis 1 for every position of the other axes'),
+        'ignore_label': Param('float', -1.0, doc='label value whose positions get no gradient '
+                                                 '(with use_ignore) and are not counted as valid'),
+        'multi_output': Param('bool', False, doc='softmax over axis 1 at every position of the other axes'),
         'use_ignore': Param('bool', False, doc='zero the gradient where label == ignore_label'),
-        'preserve_shape': Param('bool', False, doc='softmax over the last axis, keep the data shape'),
-        'normalization': Param('enum', 'null', choices=('null', 'batch', 'valid'),
-                               doc='divide the gradient by 1, the batch size, or the number of valid labels'),
-        'out_grad': Param('bool', False, doc='multiply by the incoming head gradient (rarely used)'),
-        'smooth_alpha': Param('float', 0.0, doc='label smoothing: move this much mass off the true class'),
+        'preserve_shape': Param('bool', False, doc='softmax over the last axis'),
+        'normalization': Param('enum', 'null', choices=_NORMALIZATION,
+                               doc='what divides the gradient: see the class docstring'),
+        'out_grad': Param('bool', False, doc='multiply the gradient by the head gradient '
+                                             '(in MXNet 1.9.1: by the output)'),
+        'smooth_alpha': Param('float', 0.0, doc='label smoothing: mass moved off the true class'),
     }
 
     def inputs(self, p):
         return ['data', 'label']
 
-    def _label_shape(self, p, data):
+    # ------------------------------------------------------------ shapes
+    def _label_shapes(self, p, data):
+        """The label shapes that fit ``data``; the first is the one inferred."""
         if p.multi_output:
-            return (data[0],) + tuple(data[2:])
-        if p.preserve_shape:
-            return tuple(data[:-1])
-        return (data[0],)
+            spatial = tuple(data[2:])
+            return [(data[0], _prod(spatial)), (data[0],) + spatial, tuple(data)]
+        return [tuple(data[:-1]), tuple(data)]
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data = merge_shape(in_shapes[0], out_shapes[0], self.name)
         label = in_shapes[1]
         if data is not None:
-            label = merge_shape(label, self._label_shape(p, data), self.name + " input 'label'")
+            candidates = self._label_shapes(p, data)
+            if label is None:
+                label = candidates[0]
+            else:
+                for want in candidates:
+                    if len(want) == len(label) and all(not a or not b or a == b for a, b in zip(want, label)):
+                        label = merge_shape(label, want, self.name)
+                        break
+                else:
+                    raise ShapeError("%s: input 'label' has shape %s, but data %s needs %s"
+                                     % (self.name, _fmt(label), _fmt(data),
+                                        ' or '.join(_fmt(c) for c in candidates)))
         return [data, label], [data], aux_shapes
 
-    def _axis_view(self, p, x):
-        """(array laid out so the class axis is 1 for softmax, a function to undo the layout)."""
-        if p.multi_output or p.preserve_shape:
-            return x, (1 if p.multi_output else x.ndim - 1)
-        return x.reshape(x.shape[0], -1), 1
+    # ------------------------------------------------------- computation
+    def _rows(self, p, x):
+        """data as a 2-d (rows, classes) array for the non-multi_output modes."""
+        if p.preserve_shape:
+            return x.reshape(-1, x.shape[-1])
+        return x.reshape(x.shape[0], -1)
 
     def forward(self, p, env, inputs, aux):
-        x, axis = self._axis_view(p, inputs[0])
-        return [_softmax(env.xp, x, axis).reshape(inputs[0].shape)]
+        x = inputs[0]
+        if p.multi_output:
+            return [_softmax(env.xp, x, 1)]
+        return [_softmax(env.xp, self._rows(p, x), 1).reshape(x.shape)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp = env.xp
-        prob, axis = self._axis_view(p, outputs[0])
-        label = inputs[1].astype(np.int64) if hasattr(inputs[1], 'astype') else inputs[1]
-        num_class = prob.shape[axis]
-        label_shape = prob.shape[:axis] + prob.shape[axis + 1:]
-        label = label.reshape(label_shape)
-        valid = xp.ones(label_shape, dtype=prob.dtype)
+        prob, label = outputs[0], inputs[1]
+        if label.shape == prob.shape:
+            # target probabilities given directly
+            grad = (prob - label.astype(prob.dtype)) * _scalar(p.grad_scale, prob)
+        else:
+            classes = _class_index(label)
+            ignore = int(p.ignore_label)
+            if p.multi_output:
+                grad, scale = self._multi_grad(p, xp, prob, classes, ignore)
+            else:
+                grad, scale = self._rows_grad(p, xp, prob, classes, ignore)
+            if p.normalization == 'valid':
+                scale = p.grad_scale / max(float((classes != ignore).sum()), 1.0)
+            grad = grad * _scalar(scale, prob)
+        grad = grad.reshape(prob.shape)
+        if p.out_grad:
+            grad = grad * prob  # MXNet 1.9.1 feeds the output where the head gradient should be
+        return [grad, None]
+
+    def _multi_grad(self, p, xp, prob, classes, ignore):
+        n, c = prob.shape[0], prob.shape[1]
+        probs = prob.reshape(n, c, -1)
+        s = probs.shape[2]
+        cls = classes.reshape(n, 1, s)
+        target = (cls == xp.arange(c).reshape(1, c, 1)).astype(prob.dtype)
+        grad = probs - target
         if p.use_ignore:
-            valid = (label != int(p.ignore_label)).astype(prob.dtype)
-        target = xp.moveaxis(_onehot(xp, xp.clip(label, 0, num_class - 1), num_class, prob.dtype), -1, axis)
-        if p.smooth_alpha:
-            target = target * (1 - p.smooth_alpha) + (1 - target) * (p.smooth_alpha / (num_class - 1))
-        grad = (prob - target) * xp.expand_dims(valid, axis)
-        if p.out_grad and out_grads[0] is not None:
-            grad = grad * out_grads[0].reshape(grad.shape)
+            grad = grad * (cls != ignore)
+        scale = p.grad_scale / s
+        if p.normalization == 'batch':
+            scale /= n
+        return grad, scale
+
+    def _rows_grad(self, p, xp, prob, classes, ignore):
+        probs = self._rows(p, prob)
+        rows, k = probs.shape
+        cls = classes.reshape(-1)[:rows].reshape(rows, 1)
+        target = (cls == xp.arange(k).reshape(1, k)).astype(prob.dtype)
+        if p.smooth_alpha and k > 1:
+            alpha = p.smooth_alpha
+            target = target * _scalar(1 - alpha, prob) + (1 - target) * _scalar(alpha / (k - 1), prob)
+        grad = probs - target
+        if p.use_ignore:
+            grad = grad * (cls != ignore)
         scale = p.grad_scale
         if p.normalization == 'batch':
-            scale /= prob.shape[0]
+            scale /= classes.size
+        return grad, scale
+
+
+# =================================================================== regression
+class _Regression(Operator):
+    """Shared by the regression heads: label has the data's size, one gradient formula."""
+    is_loss = True
+    params = {'grad_scale': Param('float', 1.0, doc='multiply the gradient by this')}
+
+    def inputs(self, p):
+        return ['data', 'label']
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], self.name)
+        label = in_shapes[1]
+        if data is not None:
+            if label is None:
+                # (N, 1) data gets an (N,) label, anything else a label of its own shape
+                label = (data[0],) if len(data) == 2 and data[1] == 1 else tuple(data)
+            elif len(label) == len(data) and all(not a or not b or a == b for a, b in zip(label, data)):
+                label = merge_shape(label, data, self.name)
+            else:
+                # any label with the same first dim and the same number of elements fits
+                first_ok = not (label and data and label[0] and data[0] and label[0] != data[0])
+                sizes_ok = not (all(label) and all(data)) or _prod(label) == _prod(data)
+                if not label or not first_ok or not sizes_ok:
+                    raise ShapeError("%s: input 'label' has shape %s, which does not fit data %s "
+                                     "(needs the same first dim and the same size)"
+                                     % (self.name, _fmt(label), _fmt(data)))
+        return [data, label], [data], aux_shapes
+
+    def _diff_grad(self, xp, diff):
+        """d(loss)/d(out) per element from ``out - label``."""
+        return diff
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        out, label = outputs[0], inputs[1]
+        per_sample = label.size // label.shape[0] if label.ndim else 1
+        diff = out - label.reshape(out.shape).astype(out.dtype)
+        grad = self._diff_grad(env.xp, diff) * _scalar(p.grad_scale / per_sample, out)
+        return [grad, None]
+
+
+@register
+class LinearRegressionOutput(_Regression):
+    """Identity forward; gradient of the squared error ``(out - label)^2 / 2``."""
+    name = 'LinearRegressionOutput'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0].copy()]
+
+
+@register
+class LogisticRegressionOutput(_Regression):
+    """Sigmoid forward; gradient of the binary cross-entropy, which is ``sigmoid - label``."""
+    name = 'LogisticRegressionOutput'
+
+    def forward(self, p, env, inputs, aux):
+        xp, x = env.xp, inputs[0]
+        e = xp.exp(-xp.abs(x))  # never overflows
+        one = _scalar(1, x)
+        return [xp.where(x >= 0, one / (one + e), e / (one + e))]
+
+
+@register
+class MAERegressionOutput(_Regression):
+    """Identity forward; gradient of ``|out - label|``.  A tie counts as -1, as in MXNet."""
+    name = 'MAERegressionOutput'
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0].copy()]
+
+    def _diff_grad(self, xp, diff):
+        return (diff > 0).astype(diff.dtype) * 2 - 1
+
+
+# ===================================================================== MakeLoss
+@register
+class MakeLoss(Operator):
+    """Marks its input as a loss: identity forward, constant gradient.
+
+    The gradient of every element is ``grad_scale / D`` with D chosen by
+    ``normalization``: 'null' 1; 'batch' the number of rows when the data is
+    seen as 2-d with its last axis as columns (``prod(shape[:-1])``, so 3 for
+    (3, 4) and 6 for (2, 3, 4)); 'valid' the number of elements greater than
+    ``valid_thresh`` (at least 1).
+    """
+    name = 'MakeLoss'
+    is_loss = True
+    params = {
+        'grad_scale': Param('float', 1.0, doc='the gradient of every element'),
+        'valid_thresh': Param('float', 0.0, doc="elements above this count as valid (normalization='valid')"),
+        'normalization': Param('enum', 'null', choices=_NORMALIZATION,
+                               doc='divide the gradient by 1, the number of rows, or the valid count'),
+    }
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0].copy()]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        scale = p.grad_scale
+        if p.normalization == 'batch':
+            scale /= _prod(x.shape[:-1])
         elif p.normalization == 'valid':
-            scale /= max(float(valid.sum()), 1.0)
-        grad = grad * np.asarray(scale, dtype=prob.dtype)
-        return [grad.reshape(inputs[0].shape), xp.zeros_like(inputs[1])]
-
-
-def _onehot(xp, labels, depth, dtype):
-    eye = xp.eye(depth, dtype=dtype)
-    return eye[labels]
+            scale /= max(float((x > _scalar(p.valid_thresh, x)).sum()), 1.0)
+        return [env.xp.full(x.shape, scale, dtype=x.dtype)]

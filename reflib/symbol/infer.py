@@ -40,6 +40,13 @@ def _given(sym, args, kwargs, what):
     return given
 
 
+def _differs(new, old):
+    # not `new != old`: numpy reads None as float64, so dtype('float64') != None is False
+    if new is None or old is None:
+        return (new is None) != (old is None)
+    return new != old
+
+
 def _run(nodes, entry, node_rule, merge, kind):
     """Apply ``node_rule`` to every operator node until a fixed point; fills ``entry`` in place."""
     ops = [n for n in nodes if n.op is not None]
@@ -61,13 +68,13 @@ def _run(nodes, entry, node_rule, merge, kind):
                 where = "operator %r (%s), input %r (%s)" % (node.name, node.op.name, in_name,
                                                             child.output_name(i))
                 merged = merge(entry.get(key), value, where)
-                if merged != entry.get(key):
+                if _differs(merged, entry.get(key)):
                     entry[key] = merged
                     changed = True
             for i, value in enumerate(new_out):
                 key = (id(node), i)
                 merged = merge(entry.get(key), value, "operator %r (%s), output %d" % (node.name, node.op.name, i))
-                if merged != entry.get(key):
+                if _differs(merged, entry.get(key)):
                     entry[key] = merged
                     changed = True
         if not changed and sweep >= 1:
