@@ -18,5 +18,7 @@ from .symbol import attribute
 from . import executor
 from .executor import Executor
 from . import test_utils
+from . import visualization
+from . import visualization as viz
 
 __version__ = '0.1.0'
