@@ -1,1 +1,1025 @@
-"""(being written)"""
+"""Shape manipulation, reductions, broadcasting and unary math.
+
+Four families live here:
+
+* **shape ops** move data around without computing anything:
+  ``Flatten``, ``Reshape``, ``Concat``, ``SliceChannel`` (``split``),
+  ``transpose``, ``expand_dims``, ``BlockGrad`` and ``_copy`` (``identity``);
+* **reductions** ``sum``, ``mean``, ``max``, ``min`` over an ``axis`` tuple,
+  with ``keepdims`` and ``exclude``;
+* **broadcasting** ``broadcast_add/sub/mul/div`` (numpy-style broadcasting of
+  two inputs), ``broadcast_to`` and ``broadcast_axis``;
+* **unary math** ``exp``, ``log``, ``sqrt``, ``square``, ``abs``, ``negative``,
+  ``reciprocal``, ``sign``, ``relu``, ``sigmoid``, ``tanh`` and ``clip``.
+
+A few MXNet 1.x conventions matter throughout:
+
+* MXNet 1.x has no 0-d arrays: a reduction over every axis gives shape ``(1,)``.
+* In shape inference a 0 dimension means *unknown* (legacy shape semantics).
+* Forward outputs never share memory with inputs (as in MXNet, where bound
+  arguments and outputs are separate buffers), so writing into an argument
+  after ``forward`` does not change the outputs already computed.
+
+Every computation goes through ``env.xp`` so the same code runs on numpy
+(cpu) and cupy (gpu).  Python scalars only meet arrays as weak scalars or as
+``x.dtype.type(value)``, so float32 data stays float32.
+"""
+
+from .registry import Operator, Param, register, merge_shape, shape_is_known
+from ..base import ParamError, ShapeError
+
+__all__ = ['reshape_target']
+
+
+# ---------------------------------------------------------------- helpers
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def _fmt(shape):
+    """``(2,3,4)``, ``(5,)``: a shape without spaces; unknown dims show as 0."""
+    if shape is None:
+        return 'unknown'
+    return '(%s%s)' % (','.join(str(d) for d in shape), ',' if len(shape) == 1 else '')
+
+
+def _normalize_axis(op, what, axis, ndim, extra=0):
+    """``axis`` made non-negative, checked against ``ndim`` (+``extra`` for insert positions)."""
+    size = ndim + extra
+    if not -size <= axis < size:
+        raise ShapeError('%s: %s=%d is out of range for a %d-d input (valid: %d..%d)'
+                         % (op, what, axis, ndim, -size, size - 1))
+    return axis + size if axis < 0 else axis
+
+
+def _copy(xp, x):
+    """A fresh, contiguous array holding ``x`` (outputs never alias inputs)."""
+    return xp.array(x, copy=True, order='C')
+
+
+def _sum_to(g, shape):
+    """Sum ``g`` over the axes broadcasting created or stretched, so it gets ``shape``."""
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def _sign(x):
+    """-1, 0 or 1 in ``x``'s dtype; NaN gives 0 (MXNet's sign, unlike numpy's)."""
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+def _expand_to(xp, g, like):
+    """``g`` (broadcastable to ``like``) materialized as a new array of ``like``'s shape."""
+    return xp.zeros(like.shape, dtype=g.dtype) + g
+
+
+# ================================================================ Reshape
+class _BadCodes(Exception):
+    """Internal: the reshape codes cannot be applied; the message says why."""
+
+
+def _apply_codes(src, codes, reverse=False):
+    """The shape MXNet's reshape codes give for input dims ``src``.
+
+    ``src`` holds ints, or ``None`` for a dimension not known yet; the result
+    uses ``None`` the same way.  The codes, read left to right while walking
+    through the input dimensions:
+
+    ====  =================================================================
+    n>0   output dim n (consumes one input dim)
+    0     copy the current input dim
+    -1    infer this dim from the element count (at most one; consumes one)
+    -2    copy all remaining input dims
+    -3    merge the next two input dims into one
+    -4    split the current input dim into the next two codes (``a, b``);
+          one of them may be -1
+    ====  =================================================================
+
+    With ``reverse=True`` both the input dims and the codes are read right to
+    left (the result is reversed back), so ``0`` copies from the end.
+
+    One MXNet 1.9.1 detail is kept on purpose: the size inferred for ``-1`` is
+    written at the position of the ``-1`` *in the code list*.  After a ``-2``
+    or ``-4`` that position differs from the output position (a ``-4`` before
+    the ``-1`` moves it right, and when it falls past the end nothing is
+    written); MXNet does the same, so e.g. ``(2,3,4)`` with codes
+    ``(-4,1,2,-1,1)`` gives ``(1,2,1,12)`` in both.
+    """
+    src, codes = list(src), [int(c) for c in codes]
+    if reverse:
+        src.reverse()
+        codes.reverse()
+    ndim = len(src)
+    out, s, i, infer_at = [], 0, 0, None
+    while i < len(codes):
+        code = codes[i]
+        if code == 0:
+            if s >= ndim:
+                raise _BadCodes('code 0 at position %d copies input dim %d, but the input has %d dims'
+                                % (i, s, ndim))
+            out.append(src[s])
+            s += 1
+        elif code == -1:
+            if infer_at is not None:
+                raise _BadCodes('more than one -1 (only one dim can be inferred)')
+            infer_at = i
+            out.append(1)
+            s += 1
+        elif code == -2:
+            out.extend(src[s:])
+            s = ndim
+        elif code == -3:
+            if s + 1 >= ndim:
+                raise _BadCodes('-3 at position %d merges input dims %d and %d, but the input has %d dims'
+                                % (i, s, s + 1, ndim))
+            d1, d2 = src[s], src[s + 1]
+            out.append(None if d1 is None or d2 is None else d1 * d2)
+            s += 2
+        elif code == -4:
+            if i + 2 >= len(codes):
+                raise _BadCodes('-4 at position %d must be followed by two split sizes' % i)
+            if s >= ndim:
+                raise _BadCodes('-4 at position %d splits input dim %d, but the input has %d dims'
+                                % (i, s, ndim))
+            d0, d1, d2 = src[s], codes[i + 1], codes[i + 2]
+            s += 1
+            i += 2
+            if d1 == -1 and d2 == -1:
+                raise _BadCodes('-4 split sizes cannot both be -1')
+            if d1 == 0 or d2 == 0 or d1 < -1 or d2 < -1:
+                raise _BadCodes('-4 split sizes must be positive or -1, got %d, %d' % (d1, d2))
+            if d0 is not None:
+                asked = (d1, d2)
+                if d1 == -1:
+                    d1 = d0 // d2
+                if d2 == -1:
+                    d2 = d0 // d1
+                if d1 * d2 != d0:
+                    raise _BadCodes('-4 split sizes (%d, %d) do not fit input dim %d' % (asked + (d0,)))
+            out.append(None if d1 == -1 else d1)
+            out.append(None if d2 == -1 else d2)
+        elif code > 0:
+            out.append(code)
+            s += 1
+        else:
+            raise _BadCodes('unknown code %d (valid: positive sizes, 0, -1, -2, -3, -4)' % code)
+        i += 1
+    if infer_at is not None and infer_at < len(out):   # past the end: MXNet writes nothing
+        if any(d is None for d in src):
+            out[infer_at] = None
+        else:
+            rest = _prod(out)          # the -1 slot still holds its placeholder 1
+            if rest == 0:
+                raise _BadCodes('cannot infer -1: the other dims have zero elements')
+            out[infer_at] = _prod(src) // rest
+    if reverse:
+        out.reverse()
+    return out
+
+
+def _describe(codes, reverse):
+    return 'shape=%s%s' % (tuple(codes), ', reverse=True' if reverse else '')
+
+
+def reshape_target(src_shape, codes, reverse=False):
+    """The shape an array of ``src_shape`` gets from MXNet reshape ``codes``.
+
+    Used by ``NDArray.reshape`` and by the ``Reshape`` operator; see
+    :func:`_apply_codes` for the codes.  Raises :class:`ShapeError` naming the
+    source and requested shapes when the codes do not apply or the element
+    count would change.
+
+    >>> reshape_target((2, 3, 4), (-1, 0))
+    (8, 3)
+    >>> reshape_target((2, 3, 4), (0, -3))
+    (2, 12)
+    >>> reshape_target((10, 5, 4), (-1, 0), reverse=True)
+    (50, 4)
+    """
+    src = tuple(int(d) for d in src_shape)
+    codes = tuple(int(c) for c in codes)
+    try:
+        out = tuple(_apply_codes(src, codes, reverse))
+    except _BadCodes as err:
+        raise ShapeError('cannot reshape array of shape %s with %s: %s'
+                         % (_fmt(src), _describe(codes, reverse), err)) from None
+    if _prod(out) != _prod(src):
+        raise ShapeError('cannot reshape array of shape %s (%d elements) with %s: the result %s has %d elements'
+                         % (_fmt(src), _prod(src), _describe(codes, reverse), _fmt(out), _prod(out)))
+    return out
+
+
+@register
+class Reshape(Operator):
+    """Same data, new shape; ``shape`` may use the special codes of :func:`reshape_target`.
+
+    ``target_shape``/``keep_highest`` are MXNet's deprecated spelling (a 0 in
+    ``target_shape`` is inferred; ``keep_highest`` keeps the first input dim);
+    they are used only when ``shape`` is empty.
+    """
+    name = 'Reshape'
+    aliases = ('reshape',)
+    params = {
+        'shape': Param('shape', (), doc='the target shape, with codes 0, -1, -2, -3, -4'),
+        'reverse': Param('bool', False, doc='apply the codes right to left'),
+        'target_shape': Param('shape', (), doc='deprecated: target shape, one 0 is inferred'),
+        'keep_highest': Param('bool', False, doc='deprecated: with target_shape, keep the first input dim'),
+    }
+
+    def _dims(self, p, src):
+        """Output dims (None = unknown) for input dims ``src`` (None = unknown); None if no target given."""
+        if p.shape:
+            return _apply_codes(src, p.shape, p.reverse)
+        if p.target_shape:
+            dims = list(p.target_shape)
+            start = 0
+            if p.keep_highest:
+                dims[0], start = src[0] if src else None, 1
+            holes = [i for i in range(start, len(dims)) if dims[i] == 0]
+            for i in holes:
+                dims[i] = None
+            if len(holes) == 1 and all(d is not None for d in src):
+                rest = _prod(d for d in dims if d is not None)
+                if rest:
+                    dims[holes[0]] = _prod(src) // rest
+            return dims
+        return None
+
+    def _request(self, p):
+        if p.shape:
+            return _describe(p.shape, p.reverse)
+        return 'target_shape=%s%s' % (p.target_shape, ', keep_highest=True' if p.keep_highest else '')
+
+    def _forward_shape(self, p, data):
+        """Output shape (0 = unknown) from input shape ``data``, checking the element count."""
+        src = [d if d > 0 else None for d in data]
+        try:
+            dims = self._dims(p, src)
+        except _BadCodes as err:
+            raise ShapeError("Reshape: cannot reshape input 'data' of shape %s with %s: %s"
+                             % (_fmt(data), self._request(p), err)) from None
+        if dims is None:
+            return None
+        out = tuple(d if d is not None else 0 for d in dims)
+        if shape_is_known(data) and shape_is_known(out) and _prod(out) != _prod(data):
+            raise ShapeError("Reshape: cannot reshape input 'data' of shape %s (%d elements) with %s: "
+                             "the result %s has %d elements"
+                             % (_fmt(data), _prod(data), self._request(p), _fmt(out), _prod(out)))
+        if shape_is_known(data) and not shape_is_known(out):
+            raise ShapeError("Reshape: cannot reshape input 'data' of shape %s with %s: "
+                             "the result %s is not fully determined" % (_fmt(data), self._request(p), _fmt(out)))
+        return out
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        where = 'Reshape output (%s)' % self._request(p)
+        if data is None:                       # like MXNet: the input's ndim is needed
+            return [data], [out], aux_shapes
+        out = merge_shape(out, self._forward_shape(p, data), where)
+        # backward: a fully known output fixes one unknown input dim
+        unknown = [i for i, d in enumerate(data) if d == 0]
+        if shape_is_known(out) and len(unknown) == 1:
+            rest = _prod(d for d in data if d)
+            if rest == 0 or _prod(out) % rest:
+                raise ShapeError("Reshape: input 'data' of shape %s cannot give output shape %s"
+                                 % (_fmt(data), _fmt(out)))
+            data = tuple(_prod(out) // rest if d == 0 else d for d in data)
+            out = merge_shape(out, self._forward_shape(p, data), where)
+        return [data], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        if p.shape:
+            try:
+                target = reshape_target(x.shape, p.shape, p.reverse)
+            except ShapeError as err:
+                raise ShapeError("Reshape: input 'data': %s" % err) from None
+        elif p.target_shape:
+            target = self._forward_shape(p, x.shape)
+        else:
+            raise ParamError("Reshape: parameter 'shape' is empty, so the target shape is unknown")
+        return [_copy(env.xp, x.reshape(target))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0].reshape(inputs[0].shape)]
+
+
+@register
+class Flatten(Operator):
+    """(N, d1, d2, ...) -> (N, d1*d2*...); a 1-d input (N,) becomes (N, 1)."""
+    name = 'Flatten'
+    aliases = ('flatten',)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            if len(data) == 0:
+                raise ShapeError("Flatten: input 'data' needs at least 1 dim, got shape ()")
+            rest = data[1:]
+            out = merge_shape(out, (data[0], _prod(rest) if all(rest) else 0), 'Flatten output')
+        return [data], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        if x.ndim == 0:
+            raise ShapeError("Flatten: input 'data' needs at least 1 dim, got shape ()")
+        return [_copy(env.xp, x.reshape(x.shape[0], _prod(x.shape[1:])))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0].reshape(inputs[0].shape)]
+
+
+@register
+class ExpandDims(Operator):
+    """Insert a size-1 axis at position ``axis`` (-ndim-1 <= axis <= ndim)."""
+    name = 'expand_dims'
+    params = {'axis': Param('int', doc='where the new axis goes (negative counts from the end)')}
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            axis = _normalize_axis(self.name, 'axis', p.axis, len(data), extra=1)
+            out = merge_shape(out, data[:axis] + (1,) + data[axis:], 'expand_dims output')
+        elif out is not None and len(out) >= 1:
+            axis = _normalize_axis(self.name, 'axis', p.axis, len(out) - 1, extra=1)
+            data = out[:axis] + out[axis + 1:]
+        return [data], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        axis = _normalize_axis(self.name, 'axis', p.axis, x.ndim, extra=1)
+        return [_copy(env.xp, x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0].reshape(inputs[0].shape)]
+
+
+@register
+class Transpose(Operator):
+    """Permute the axes: output axis i is input axis ``axes[i]``; empty ``axes`` reverses them."""
+    name = 'transpose'
+    params = {'axes': Param('shape', (), doc='the permutation; empty means reverse the axes')}
+
+    def _perm(self, p, ndim):
+        if not p.axes:
+            return tuple(range(ndim - 1, -1, -1))
+        if len(p.axes) != ndim:
+            raise ShapeError('transpose: axes=%s has %d entries but the input has %d dims'
+                             % (tuple(p.axes), len(p.axes), ndim))
+        perm = tuple(_normalize_axis(self.name, 'axes entry', a, ndim) for a in p.axes)
+        if sorted(perm) != list(range(ndim)):
+            raise ShapeError('transpose: axes=%s is not a permutation of 0..%d' % (tuple(p.axes), ndim - 1))
+        return perm
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        known = data if data is not None else out
+        if known is None:
+            return [data], [out], aux_shapes
+        perm = self._perm(p, len(known))
+        if data is not None:
+            out = merge_shape(out, tuple(data[a] for a in perm), 'transpose output')
+        inverse = [0] * len(perm)
+        for i, a in enumerate(perm):
+            inverse[a] = i
+        data = merge_shape(data, tuple(out[a] for a in inverse), "transpose input 'data'")
+        return [data], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        return [env.xp.ascontiguousarray(x.transpose(self._perm(p, x.ndim)))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        perm = self._perm(p, inputs[0].ndim)
+        inverse = [0] * len(perm)
+        for i, a in enumerate(perm):
+            inverse[a] = i
+        return [out_grads[0].transpose(inverse)]
+
+
+@register
+class BlockGrad(Operator):
+    """Identity in forward; no gradient flows back (the input's gradient is zero)."""
+    name = 'BlockGrad'
+    aliases = ('stop_gradient',)
+
+    def forward(self, p, env, inputs, aux):
+        return [_copy(env.xp, inputs[0])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [env.xp.zeros_like(inputs[0])]
+
+
+@register
+class Copy(Operator):
+    """Identity: a copy of the input; the gradient passes through unchanged."""
+    name = '_copy'
+    aliases = ('identity',)
+
+    def forward(self, p, env, inputs, aux):
+        return [_copy(env.xp, inputs[0])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0]]
+
+
+# ================================================================ Concat / split
+def _what(name):
+    return 'output' if name == 'output' else 'input %r' % name
+
+
+@register
+class Concat(Operator):
+    """Join ``num_args`` inputs along axis ``dim``; they must agree on every other axis.
+
+    Inputs are named ``arg0``, ``arg1``, ... (what MXNet calls auto-created
+    input variables).  Shape inference also fills one input whose size on
+    the concat axis is unknown when the output's is known.
+    """
+    name = 'Concat'
+    aliases = ('concat',)
+    key_var_num_args = 'num_args'
+    params = {
+        'num_args': Param('int', doc='number of inputs (set from the number of arguments)'),
+        'dim': Param('int', 1, doc='the axis to join along (negative counts from the end)'),
+    }
+
+    def inputs(self, p):
+        if p.num_args < 1:
+            raise ParamError('Concat: num_args must be >= 1, got %d' % p.num_args)
+        return ['arg%d' % i for i in range(p.num_args)]
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        names = self.inputs(p)
+        out = out_shapes[0]
+        shapes = list(zip(names, in_shapes)) + [('output', out)]
+        ref = next(((n, s) for n, s in shapes if s is not None), None)
+        if ref is None:
+            return list(in_shapes), [out], aux_shapes
+        ndim = len(ref[1])
+        axis = _normalize_axis(self.name, 'dim', p.dim, ndim)
+        # every shape must match the others off the concat axis
+        common, source = [0] * ndim, [None] * ndim
+        for name, shape in shapes:
+            if shape is None:
+                continue
+            what = 'output' if name == 'output' else 'input %r' % name
+            if len(shape) != ndim:
+                raise ShapeError('Concat: %s has shape %s but %s has shape %s; all must have %d dims'
+                                 % (what, _fmt(shape), _what(ref[0]), _fmt(ref[1]), ndim))
+            for i, d in enumerate(shape):
+                if i == axis or not d:
+                    continue
+                if common[i] and common[i] != d:
+                    raise ShapeError('Concat: %s has shape %s but %s has shape %s; '
+                                     'they may differ only on axis dim=%d'
+                                     % (what, _fmt(shape), _what(source[i][0]), _fmt(source[i][1]), axis))
+                if not common[i]:
+                    common[i], source[i] = d, (name, shape)
+        sizes = [s[axis] if s is not None else 0 for s in in_shapes]
+        total = out[axis] if out is not None else 0
+        if all(sizes):
+            if total and total != sum(sizes):
+                raise ShapeError('Concat: output has size %d on axis dim=%d but the inputs add up to %d (%s)'
+                                 % (total, axis, sum(sizes), ' + '.join(map(str, sizes))))
+            total = sum(sizes)
+        elif total and sizes.count(0) == 1:
+            missing = sizes.index(0)
+            rest = total - sum(sizes)
+            if rest <= 0:
+                raise ShapeError('Concat: output has size %d on axis dim=%d but the known inputs already '
+                                 'add up to %d' % (total, axis, sum(sizes)))
+            sizes[missing] = rest
+
+        def with_axis(size):
+            return tuple(size if i == axis else common[i] for i in range(ndim))
+        return [with_axis(s) for s in sizes], [with_axis(total)], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        axis = _normalize_axis(self.name, 'dim', p.dim, inputs[0].ndim)
+        ref = inputs[0].shape
+        for name, x in zip(self.inputs(p), inputs):
+            if x.ndim != len(ref) or any(a != b for i, (a, b) in enumerate(zip(x.shape, ref)) if i != axis):
+                raise ShapeError("Concat: input %r has shape %s but input 'arg0' has shape %s; "
+                                 "they may differ only on axis dim=%d" % (name, _fmt(x.shape), _fmt(ref), axis))
+        return [env.xp.concatenate(list(inputs), axis=axis)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        g = out_grads[0]
+        axis = _normalize_axis(self.name, 'dim', p.dim, g.ndim)
+        grads, start = [], 0
+        for x in inputs:
+            stop = start + x.shape[axis]
+            grads.append(g[(slice(None),) * axis + (slice(start, stop),)])
+            start = stop
+        return grads
+
+
+@register
+class SliceChannel(Operator):
+    """Cut the input into ``num_outputs`` equal pieces along ``axis``.
+
+    Outputs are named ``output0``, ``output1``, ...  With ``squeeze_axis``
+    the cut axis (which must then have size ``num_outputs``) is dropped.
+    """
+    name = 'SliceChannel'
+    aliases = ('split',)
+    params = {
+        'num_outputs': Param('int', doc='how many pieces'),
+        'axis': Param('int', 1, doc='the axis to cut (negative counts from the end)'),
+        'squeeze_axis': Param('bool', False, doc='drop the cut axis (each piece has size 1 on it)'),
+    }
+
+    def outputs(self, p):
+        if p.num_outputs < 1:
+            raise ParamError('SliceChannel: num_outputs must be >= 1, got %d' % p.num_outputs)
+        return ['output%d' % i for i in range(p.num_outputs)]
+
+    def _piece_shape(self, p, data):
+        axis = _normalize_axis(self.name, 'axis', p.axis, len(data))
+        d, n = data[axis], p.num_outputs
+        if d and p.squeeze_axis and d != n:
+            raise ShapeError("SliceChannel: with squeeze_axis=True axis %d of input 'data' must have size "
+                             "num_outputs=%d, got shape %s" % (axis, n, _fmt(data)))
+        if d and d % n:
+            raise ShapeError("SliceChannel: cannot cut axis %d of input 'data' (shape %s) into %d equal pieces"
+                             % (axis, _fmt(data), n))
+        if p.squeeze_axis:
+            return tuple(data[:axis]) + tuple(data[axis + 1:])
+        return tuple(data[:axis]) + (d // n,) + tuple(data[axis + 1:])
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = in_shapes[0]
+        outs = list(out_shapes)
+        if data is not None:
+            piece = self._piece_shape(p, data)
+            outs = [merge_shape(o, piece, 'SliceChannel output%d' % k) for k, o in enumerate(outs)]
+        return [data], outs, aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        piece = self._piece_shape(p, x.shape)
+        axis = _normalize_axis(self.name, 'axis', p.axis, x.ndim)
+        step = x.shape[axis] // p.num_outputs
+        return [_copy(env.xp, x[(slice(None),) * axis + (slice(k * step, (k + 1) * step),)]).reshape(piece)
+                for k in range(p.num_outputs)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x = env.xp, inputs[0]
+        axis = _normalize_axis(self.name, 'axis', p.axis, x.ndim)
+        shape = list(x.shape)
+        shape[axis] //= p.num_outputs
+        parts = [xp.zeros(shape, dtype=x.dtype) if g is None else g.reshape(shape)
+                 for g in out_grads[:p.num_outputs]]
+        return [xp.concatenate(parts, axis=axis)]
+
+
+# ================================================================ reductions
+class _Reduce(Operator):
+    """Common part of sum/mean/max/min.
+
+    ``axis`` is None or a tuple (negative entries count from the end; order
+    does not matter, duplicates are an error).  None or ``()`` reduces every
+    axis.  ``exclude=True`` reduces every axis *not* listed.  The output drops
+    the reduced axes (keeps them as size 1 with ``keepdims``); reducing every
+    axis without keepdims gives shape ``(1,)``.
+    """
+    params = {
+        'axis': Param('shape_or_none', None, doc='axes to reduce; None or () means all'),
+        'keepdims': Param('bool', False, doc='keep reduced axes with size 1'),
+        'exclude': Param('bool', False, doc='reduce the axes NOT in axis'),
+    }
+
+    def _axes(self, p, ndim):
+        if not p.axis:
+            return tuple(range(ndim))
+        axes = []
+        for a in p.axis:
+            if not -ndim <= a < ndim:
+                raise ShapeError("%s: axis %d is out of range for input 'data' with %d dims (axis=%s)"
+                                 % (self.name, a, ndim, tuple(p.axis)))
+            axes.append(a + ndim if a < 0 else a)
+        if len(set(axes)) != len(axes):
+            raise ShapeError('%s: axis=%s names the same axis twice' % (self.name, tuple(p.axis)))
+        if p.exclude:
+            return tuple(i for i in range(ndim) if i not in axes)
+        return tuple(sorted(axes))
+
+    def _out_shape(self, p, shape):
+        axes = self._axes(p, len(shape))
+        if p.keepdims:
+            return tuple(1 if i in axes else d for i, d in enumerate(shape))
+        kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+        return kept if kept else (1,)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            out = merge_shape(out, self._out_shape(p, data), '%s output' % self.name)
+        return [data], [out], aux_shapes
+
+    def _reduce(self, xp, x, axes):
+        """The reduction over ``axes`` with keepdims=True."""
+        raise NotImplementedError
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        axes = self._axes(p, x.ndim)
+        y = self._reduce(env.xp, x, axes) if axes else _copy(env.xp, x)
+        return [y.reshape(self._out_shape(p, x.shape))]
+
+    def _kept(self, p, a, x):
+        """``a`` (output-shaped) reshaped to keepdims form, so it broadcasts against ``x``."""
+        axes = self._axes(p, x.ndim)
+        return a.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+
+
+@register
+class Sum(_Reduce):
+    name = 'sum'
+    aliases = ('sum_axis',)
+
+    def _reduce(self, xp, x, axes):
+        return x.sum(axis=axes, keepdims=True)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        return [_expand_to(env.xp, self._kept(p, out_grads[0], x), x)]
+
+
+@register
+class Mean(_Reduce):
+    name = 'mean'
+
+    def _reduce(self, xp, x, axes):
+        return x.sum(axis=axes, keepdims=True) / _prod(x.shape[a] for a in axes)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        count = _prod(x.shape[a] for a in self._axes(p, x.ndim))
+        return [_expand_to(env.xp, self._kept(p, out_grads[0], x) / count, x)]
+
+
+class _Extreme(_Reduce):
+    """max/min: the gradient goes to every element equal to the result (ties all get it in full)."""
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        hit = x == self._kept(p, outputs[0], x)
+        return [self._kept(p, out_grads[0], x) * hit]
+
+
+@register
+class Max(_Extreme):
+    name = 'max'
+    aliases = ('max_axis',)
+
+    def _reduce(self, xp, x, axes):
+        return x.max(axis=axes, keepdims=True)
+
+
+@register
+class Min(_Extreme):
+    name = 'min'
+    aliases = ('min_axis',)
+
+    def _reduce(self, xp, x, axes):
+        return x.min(axis=axes, keepdims=True)
+
+
+# ================================================================ broadcasting
+def _broadcast_shape(op, lhs, rhs):
+    """numpy-style broadcast of two shapes (shorter one padded with leading 1s); 0 = unknown."""
+    ndim = max(len(lhs), len(rhs))
+    lpad = (1,) * (ndim - len(lhs)) + tuple(lhs)
+    rpad = (1,) * (ndim - len(rhs)) + tuple(rhs)
+    out = []
+    for left, right in zip(lpad, rpad):
+        if not left or not right:
+            out.append(0)
+        elif left == right or right == 1:
+            out.append(left)
+        elif left == 1:
+            out.append(right)
+        else:
+            raise ShapeError("%s: inputs 'lhs' %s and 'rhs' %s cannot be broadcast together "
+                             "(each dim pair must be equal or contain a 1)" % (op, _fmt(lhs), _fmt(rhs)))
+    return tuple(out)
+
+
+class _Broadcast(Operator):
+    """Two inputs broadcast against each other (numpy rules), one output."""
+
+    def inputs(self, p):
+        return ['lhs', 'rhs']
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        lhs, rhs = in_shapes
+        out = out_shapes[0]
+        if lhs is not None and rhs is not None:
+            out = merge_shape(out, _broadcast_shape(self.name, lhs, rhs), '%s output' % self.name)
+        return [lhs, rhs], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        lhs, rhs = inputs
+        _broadcast_shape(self.name, lhs.shape, rhs.shape)
+        return [self.compute(lhs, rhs)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        lhs, rhs = inputs
+        dl, dr = self.grads(out_grads[0], lhs, rhs)
+        return [_sum_to(dl, lhs.shape), _sum_to(dr, rhs.shape)]
+
+
+@register
+class BroadcastAdd(_Broadcast):
+    name = 'broadcast_add'
+    aliases = ('broadcast_plus',)
+
+    def compute(self, a, b):
+        return a + b
+
+    def grads(self, g, a, b):
+        return g, g
+
+
+@register
+class BroadcastSub(_Broadcast):
+    name = 'broadcast_sub'
+    aliases = ('broadcast_minus',)
+
+    def compute(self, a, b):
+        return a - b
+
+    def grads(self, g, a, b):
+        return g, -g
+
+
+@register
+class BroadcastMul(_Broadcast):
+    name = 'broadcast_mul'
+
+    def compute(self, a, b):
+        return a * b
+
+    def grads(self, g, a, b):
+        return g * b, g * a
+
+
+@register
+class BroadcastDiv(_Broadcast):
+    name = 'broadcast_div'
+
+    def compute(self, a, b):
+        return a / b
+
+    def grads(self, g, a, b):
+        return g / b, -g * a / (b * b)
+
+
+@register
+class BroadcastTo(Operator):
+    """Repeat size-1 axes to reach ``shape`` (same ndim; a 0 in ``shape`` keeps that input dim)."""
+    name = 'broadcast_to'
+    params = {'shape': Param('shape', (), doc='the target shape; 0 keeps the input dim')}
+
+    def _out_shape(self, p, data):
+        if len(p.shape) != len(data):
+            raise ShapeError("broadcast_to: input 'data' of shape %s cannot be broadcast to %s "
+                             "(the number of dims must match)" % (_fmt(data), tuple(p.shape)))
+        out = []
+        for d, t in zip(data, p.shape):
+            if t == 0:
+                out.append(d)
+            elif d and d != 1 and d != t:
+                raise ShapeError("broadcast_to: input 'data' of shape %s cannot be broadcast to %s "
+                                 "(only size-1 dims can grow)" % (_fmt(data), tuple(p.shape)))
+            else:
+                out.append(t)
+        return tuple(out)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            out = merge_shape(out, self._out_shape(p, data), 'broadcast_to output')
+        return [data], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        return [_copy(env.xp, env.xp.broadcast_to(x, self._out_shape(p, x.shape)))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [_sum_to(out_grads[0], inputs[0].shape)]
+
+
+@register
+class BroadcastAxis(Operator):
+    """Repeat the size-1 axes listed in ``axis`` to the sizes in ``size``."""
+    name = 'broadcast_axis'
+    aliases = ('broadcast_axes',)
+    params = {'axis': Param('shape', (), doc='axes to grow (each must have size 1)'),
+              'size': Param('shape', (), doc='the new size of each axis')}
+
+    def _out_shape(self, p, data):
+        if len(p.axis) != len(p.size):
+            raise ParamError('broadcast_axis: axis=%s and size=%s must have the same length'
+                             % (tuple(p.axis), tuple(p.size)))
+        out = list(data)
+        for a, n in zip(p.axis, p.size):
+            a = _normalize_axis(self.name, 'axis', a, len(data))
+            if data[a] and data[a] != 1:
+                raise ShapeError("broadcast_axis: axis %d of input 'data' (shape %s) must have size 1"
+                                 % (a, _fmt(data)))
+            out[a] = n
+        return tuple(out)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            out = merge_shape(out, self._out_shape(p, data), 'broadcast_axis output')
+        return [data], [out], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        return [_copy(env.xp, env.xp.broadcast_to(x, self._out_shape(p, x.shape)))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [_sum_to(out_grads[0], inputs[0].shape)]
+
+
+# ================================================================ unary math
+class _Unary(Operator):
+    """One input, same-shape output; ``backward = out_grad * deriv(x, y)``."""
+
+    def fn(self, xp, x):
+        raise NotImplementedError
+
+    def deriv(self, xp, x, y):
+        """d(out)/d(in) at input ``x`` with output ``y``."""
+        raise NotImplementedError
+
+    def forward(self, p, env, inputs, aux):
+        return [self.fn(env.xp, inputs[0])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0] * self.deriv(env.xp, inputs[0], outputs[0])]
+
+
+@register
+class Exp(_Unary):
+    name = 'exp'
+
+    def fn(self, xp, x):
+        return xp.exp(x)
+
+    def deriv(self, xp, x, y):
+        return y
+
+
+@register
+class Log(_Unary):
+    """Natural log; the gradient is 1/x (so -inf/nan inputs follow IEEE rules, as in MXNet)."""
+    name = 'log'
+
+    def fn(self, xp, x):
+        return xp.log(x)
+
+    def deriv(self, xp, x, y):
+        return 1 / x
+
+
+@register
+class Sqrt(_Unary):
+    """Square root; gradient 0.5/sqrt(x) (inf at 0, as in MXNet)."""
+    name = 'sqrt'
+
+    def fn(self, xp, x):
+        return xp.sqrt(x)
+
+    def deriv(self, xp, x, y):
+        return 0.5 / y
+
+
+@register
+class Square(_Unary):
+    name = 'square'
+
+    def fn(self, xp, x):
+        return x * x
+
+    def deriv(self, xp, x, y):
+        return 2 * x
+
+
+@register
+class Abs(_Unary):
+    """|x|; gradient sign(x), which is 0 at 0 (and at NaN)."""
+    name = 'abs'
+
+    def fn(self, xp, x):
+        return xp.abs(x)
+
+    def deriv(self, xp, x, y):
+        return _sign(x)
+
+
+@register
+class Negative(_Unary):
+    name = 'negative'
+
+    def fn(self, xp, x):
+        return -x
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [-out_grads[0]]
+
+
+@register
+class Reciprocal(_Unary):
+    """1/x; gradient -1/x**2."""
+    name = 'reciprocal'
+
+    def fn(self, xp, x):
+        return 1 / x
+
+    def deriv(self, xp, x, y):
+        return -1 / (x * x)
+
+
+@register
+class Sign(_Unary):
+    """-1, 0 or 1 (0 for NaN, as in MXNet); the gradient is zero everywhere."""
+    name = 'sign'
+
+    def fn(self, xp, x):
+        return _sign(x)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [env.xp.zeros_like(inputs[0])]
+
+
+@register
+class Relu(_Unary):
+    """max(x, 0); gradient 1 where x > 0, else 0 (0 at x == 0)."""
+    name = 'relu'
+
+    def fn(self, xp, x):
+        return xp.maximum(x, 0)
+
+    def deriv(self, xp, x, y):
+        return x > 0
+
+
+@register
+class Sigmoid(_Unary):
+    """1 / (1 + exp(-x)); gradient y * (1 - y)."""
+    name = 'sigmoid'
+
+    def fn(self, xp, x):
+        return 1 / (1 + xp.exp(-x))
+
+    def deriv(self, xp, x, y):
+        return y * (1 - y)
+
+
+@register
+class Tanh(_Unary):
+    """tanh(x); gradient 1 - y**2."""
+    name = 'tanh'
+
+    def fn(self, xp, x):
+        return xp.tanh(x)
+
+    def deriv(self, xp, x, y):
+        return 1 - y * y
+
+
+@register
+class Clip(_Unary):
+    """Limit values to [a_min, a_max].
+
+    As in MXNet: values above a_max become a_max, then values below a_min
+    become a_min (so with a_min > a_max everything ends up at one bound), NaN
+    stays NaN, and the gradient passes wherever x is not outside the bounds
+    (bounds included, NaN included).
+    """
+    name = 'clip'
+    params = {'a_min': Param('float', doc='lower bound'),
+              'a_max': Param('float', doc='upper bound')}
+
+    def forward(self, p, env, inputs, aux):
+        xp, x = env.xp, inputs[0]
+        lo, hi = x.dtype.type(p.a_min), x.dtype.type(p.a_max)
+        return [xp.where(x > hi, hi, xp.where(x < lo, lo, x))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        lo, hi = x.dtype.type(p.a_min), x.dtype.type(p.a_max)
+        return [out_grads[0] * ~((x < lo) | (x > hi))]
