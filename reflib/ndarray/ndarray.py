@@ -8,13 +8,16 @@ everything the executor does later:
   was given and reads ``arr._data`` at every forward, so anything that
   writes into the buffer (``a[:] = x``, ``a -= g``, ``copyto``) is seen by the
   next forward, while rebinding a Python name (``a = a - g``) is not.
-* Basic slicing (``a[1:3]``, ``a[2]``) returns a view sharing the buffer,
-  like MXNet; advanced indexing returns a copy.
+* Basic slicing (``a[1:3]``, ``a[2]``) returns a view sharing the buffer
+  when the selected block is contiguous, like MXNet; strided or column
+  slices and advanced indexing return copies.
 """
+
+import math
 
 import numpy as np
 
-from ..base import MXNetError, ShapeError, mx_real_t, numeric_types
+from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
@@ -51,7 +54,7 @@ class NDArray:
     array([[3., 3., 3.],
            [3., 3., 3.]], dtype=float32)
     >>> a[:] = 5          # writes into a's buffer
-    >>> a.asnumpy()[0, 0]
+    >>> float(a.asnumpy()[0, 0])
     5.0
     """
     __slots__ = ('_data', '_ctx', '__weakref__')
@@ -91,9 +94,8 @@ class NDArray:
 
     @property
     def T(self):
-        if self.ndim > 2:
-            raise MXNetError('NDArray.T only supports 1- and 2-d arrays; use transpose(axes=...)')
-        return NDArray(self._data.T.copy(), self._ctx)
+        """All axes reversed (a copy)."""
+        return NDArray(self.xp.ascontiguousarray(self._data.T), self._ctx)
 
     @property
     def handle(self):
@@ -176,10 +178,16 @@ class NDArray:
 
     # ------------------------------------------------------- reductions etc.
     def sum(self, axis=None, keepdims=False):
-        return self._wrap(self._data.sum(axis=_axis(axis), keepdims=keepdims))
+        # dtype=: numpy would widen int32/uint8 sums to 64 bits, MXNet keeps the dtype
+        return self._wrap(self._data.sum(axis=_axis(axis), keepdims=keepdims, dtype=self._data.dtype))
 
     def mean(self, axis=None, keepdims=False):
-        return self._wrap(self._data.mean(axis=_axis(axis), keepdims=keepdims))
+        if not _is_int(self._data):
+            return self._wrap(self._data.mean(axis=_axis(axis), keepdims=keepdims))
+        # integer arrays: integer sum, then MXNet's truncating integer division
+        total = self._data.sum(axis=_axis(axis), keepdims=keepdims, dtype=self._data.dtype)
+        count = _scalar(self.size // max(int(np.prod(total.shape)), 1) if self.size else 1, total.dtype)
+        return self._wrap(_true_div(self.xp, self.xp.asarray(total), count))
 
     def max(self, axis=None, keepdims=False):
         return self._wrap(self._data.max(axis=_axis(axis), keepdims=keepdims))
@@ -197,16 +205,23 @@ class NDArray:
         return self._wrap(self._data * self._data)
 
     def sqrt(self):
-        return self._wrap(self.xp.sqrt(self._data))
+        return self._wrap(self._same_dtype(self.xp.sqrt(self._data)))
 
     def exp(self):
-        return self._wrap(self.xp.exp(self._data))
+        return self._wrap(self._same_dtype(self.xp.exp(self._data)))
 
     def log(self):
-        return self._wrap(self.xp.log(self._data))
+        return self._wrap(self._same_dtype(self.xp.log(self._data)))
 
     def clip(self, a_min, a_max):
-        return self._wrap(self.xp.clip(self._data, a_min, a_max))
+        # bounds are cast to the array's dtype first (int array: clip(0, 2.5) clips at 2)
+        dtype = self._data.dtype
+        return self._wrap(self.xp.clip(self._data, _scalar(a_min, dtype), _scalar(a_max, dtype)))
+
+    def _same_dtype(self, raw):
+        """Math on integer arrays stays integer in MXNet (sqrt of int32 is int32)."""
+        with np.errstate(invalid='ignore'):
+            return raw.astype(self._data.dtype, copy=False)
 
     def norm(self):
         return self._wrap(self.xp.sqrt((self._data.astype(np.float64) ** 2).sum()).astype(self._data.dtype).reshape(1))
@@ -219,10 +234,22 @@ class NDArray:
 
     # ------------------------------------------------------------- indexing
     def __getitem__(self, key):
+        """MXNet 1.x indexing.
+
+        Basic indexing (ints, slices, ``...``, ``None``) returns a view sharing
+        the buffer when the selected elements are contiguous in memory
+        (``a[1]``, ``a[1:3]``, ``a[1, 2]``) and a copy otherwise (``a[:, 1]``,
+        ``a[::2]``).  Indexing every axis with an int gives shape ``(1,)``, not
+        a 0-d array.  Advanced indexing (lists, NDArrays) returns a copy.
+        """
         key = _index(key)
         out = self._data[key]
         if getattr(out, 'ndim', 0) == 0:
-            out = self.xp.asarray(out).reshape(1)
+            # every axis got an int: take the one-element block as a view
+            block = tuple(slice(i, i + 1) for i in _normalize_ints(key, self.shape))
+            return NDArray(self._data[block].reshape(1), self._ctx)
+        if _is_basic(key) and not out.flags.c_contiguous:
+            out = out.copy()
         return NDArray(out, self._ctx)
 
     def __setitem__(self, key, value):
@@ -237,8 +264,8 @@ class NDArray:
         try:
             self._data[key] = value
         except ValueError as err:
-            raise ShapeError('cannot assign a value of shape %s to %s[%r] of shape %s: %s'
-                             % (getattr(value, 'shape', ()), 'NDArray', key, self.shape, err)) from None
+            raise ShapeError('cannot assign a value of shape %s to NDArray[%r] (the array has shape %s): %s'
+                             % (getattr(value, 'shape', ()), key, self.shape, err)) from None
 
     def __len__(self):
         return self.shape[0]
@@ -259,54 +286,70 @@ class NDArray:
         return '\n%s\n<NDArray %s @%s>' % (body, 'x'.join(str(d) for d in self.shape), self._ctx)
 
     # ----------------------------------------------------------- arithmetic
+    # MXNet's rules, which differ from numpy's:
+    # * a Python/numpy scalar is passed as a double and cast to the array's
+    #   dtype *before* the op: int32 array * 1.5 multiplies by 1, and
+    #   float32 array + np.float64(0.1) stays float32;
+    # * two arrays must have the same dtype (no promotion);
+    # * arrays on different CPU contexts (cpu(0), cpu(1), cpu_pinned) mix
+    #   freely and the result lives on the left operand's context; a cpu and
+    #   a gpu array (or two gpus) do not mix;
+    # * integer division truncates toward zero and stays integer;
+    # * comparisons return 0/1 in the operands' dtype.
     def _operand(self, other, op):
         if isinstance(other, NDArray):
-            if other._ctx != self._ctx:
+            if other._ctx != self._ctx and not (_cpu_like(self._ctx) and _cpu_like(other._ctx)):
                 raise MXNetError('%s: operands live on different contexts (%s and %s); '
                                  'copy one with as_in_context first' % (op, self._ctx, other._ctx))
+            if other._data.dtype != self._data.dtype:
+                raise TypeInferError('%s: operands have different dtypes (%s and %s); MXNet does not '
+                                     'promote, convert one with astype first'
+                                     % (op, self._data.dtype, other._data.dtype))
             return other._data
         if isinstance(other, numeric_types):
-            return other
-        return self.xp.asarray(other)
+            return _scalar(other, self._data.dtype)
+        raise TypeError('type %s not supported' % type(other))
 
-    def _binary(self, other, fn, name):
+    def _binary(self, other, fn, name, reverse=False):
         rhs = self._operand(other, name)
+        lhs, rhs = (rhs, self._data) if reverse else (self._data, rhs)
         try:
-            return NDArray(fn(self._data, rhs), self._ctx)
+            # asarray: numpy turns 0-d results into scalars
+            return NDArray(self.xp.asarray(fn(self.xp, lhs, rhs)), self._ctx)
         except ValueError as err:
             raise ShapeError('%s: shapes %s and %s do not broadcast (%s)'
-                             % (name, self.shape, getattr(rhs, 'shape', ()), err)) from None
+                             % (name, getattr(lhs, 'shape', ()), getattr(rhs, 'shape', ()), err)) from None
 
     def _inplace(self, other, fn, name):
-        rhs = self._operand(other, name)
-        try:
-            fn(self._data, rhs, out=self._data, casting='unsafe')
-        except ValueError as err:
-            raise ShapeError('%s: cannot update shape %s in place with shape %s (%s)'
-                             % (name, self.shape, getattr(rhs, 'shape', ()), err)) from None
+        """``a op= b``: compute, then write into a's own buffer (bound executors see it)."""
+        result = self._binary(other, fn, name)._data
+        if result.shape != self._data.shape:
+            raise ShapeError('%s: cannot update shape %s in place with a result of shape %s'
+                             % (name, self.shape, tuple(result.shape)))
+        self._data[...] = result
         return self
 
-    def __add__(self, o): return self._binary(o, lambda a, b: a + b, '+')
-    def __radd__(self, o): return self._binary(o, lambda a, b: b + a, '+')
-    def __sub__(self, o): return self._binary(o, lambda a, b: a - b, '-')
-    def __rsub__(self, o): return self._binary(o, lambda a, b: b - a, '-')
-    def __mul__(self, o): return self._binary(o, lambda a, b: a * b, '*')
-    def __rmul__(self, o): return self._binary(o, lambda a, b: b * a, '*')
+    def __add__(self, o): return self._binary(o, _add, '+')
+    def __radd__(self, o): return self._binary(o, _add, '+', reverse=True)
+    def __sub__(self, o): return self._binary(o, _sub, '-')
+    def __rsub__(self, o): return self._binary(o, _sub, '-', reverse=True)
+    def __mul__(self, o): return self._binary(o, _mul, '*')
+    def __rmul__(self, o): return self._binary(o, _mul, '*', reverse=True)
     def __truediv__(self, o): return self._binary(o, _true_div, '/')
-    def __rtruediv__(self, o): return self._binary(o, lambda a, b: _true_div(b, a), '/')
-    def __mod__(self, o): return self._binary(o, lambda a, b: a % b, '%')
-    def __rmod__(self, o): return self._binary(o, lambda a, b: b % a, '%')
+    def __rtruediv__(self, o): return self._binary(o, _true_div, '/', reverse=True)
+    def __mod__(self, o): return self._binary(o, _mod, '%')
+    def __rmod__(self, o): return self._binary(o, _mod, '%', reverse=True)
     def __pow__(self, o): return self._binary(o, _power, '**')
-    def __rpow__(self, o): return self._binary(o, lambda a, b: _power(b, a), '**')
-    def __neg__(self): return NDArray(-self._data, self._ctx)
+    def __rpow__(self, o): return self._binary(o, _power, '**', reverse=True)
+    def __neg__(self): return NDArray(self.xp.asarray(-self._data), self._ctx)
     def __pos__(self): return self
     def __abs__(self): return self.abs()
 
-    def __iadd__(self, o): return self._inplace(o, self.xp.add, '+=')
-    def __isub__(self, o): return self._inplace(o, self.xp.subtract, '-=')
-    def __imul__(self, o): return self._inplace(o, self.xp.multiply, '*=')
-    def __itruediv__(self, o): return self._inplace(o, self.xp.true_divide, '/=')
-    def __imod__(self, o): return self._inplace(o, self.xp.mod, '%=')
+    def __iadd__(self, o): return self._inplace(o, _add, '+=')
+    def __isub__(self, o): return self._inplace(o, _sub, '-=')
+    def __imul__(self, o): return self._inplace(o, _mul, '*=')
+    def __itruediv__(self, o): return self._inplace(o, _true_div, '/=')
+    def __imod__(self, o): return self._inplace(o, _mod, '%=')
 
     # comparisons give 0/1 arrays of the same dtype, as in MXNet
     def _compare(self, o, fn, name):
@@ -314,26 +357,64 @@ class NDArray:
         out._data = out._data.astype(self._data.dtype)
         return out
 
-    def __eq__(self, o): return self._compare(o, lambda a, b: a == b, '==')
-    def __ne__(self, o): return self._compare(o, lambda a, b: a != b, '!=')
-    def __gt__(self, o): return self._compare(o, lambda a, b: a > b, '>')
-    def __ge__(self, o): return self._compare(o, lambda a, b: a >= b, '>=')
-    def __lt__(self, o): return self._compare(o, lambda a, b: a < b, '<')
-    def __le__(self, o): return self._compare(o, lambda a, b: a <= b, '<=')
+    def __eq__(self, o): return self._compare(o, lambda xp, a, b: a == b, '==')
+    def __ne__(self, o): return self._compare(o, lambda xp, a, b: a != b, '!=')
+    def __gt__(self, o): return self._compare(o, lambda xp, a, b: a > b, '>')
+    def __ge__(self, o): return self._compare(o, lambda xp, a, b: a >= b, '>=')
+    def __lt__(self, o): return self._compare(o, lambda xp, a, b: a < b, '<')
+    def __le__(self, o): return self._compare(o, lambda xp, a, b: a <= b, '<=')
     __hash__ = object.__hash__
 
 
-def _true_div(a, b):
-    out = a / b
-    dtype = getattr(a, 'dtype', None) or getattr(b, 'dtype', None)
-    # integer arrays stay integer in MXNet (it has no true division for them)
-    if dtype is not None and np.issubdtype(dtype, np.integer):
-        return out.astype(dtype)
-    return out
+def _cpu_like(ctx):
+    return ctx.device_type != 'gpu'
 
 
-def _power(a, b):
-    return a ** b
+def _scalar(value, dtype):
+    """A scalar operand as MXNet sees it: a double cast (C-style, truncating) to ``dtype``."""
+    with np.errstate(invalid='ignore', over='ignore'):
+        return np.array(float(value), dtype=np.float64).astype(dtype)[()]
+
+
+def _is_int(x):
+    return np.issubdtype(x.dtype, np.integer)
+
+
+# Element-wise kernels: ``fn(xp, a, b)`` with a, b of one dtype (arrays or numpy scalars).
+def _add(xp, a, b):
+    return xp.add(a, b)
+
+
+def _sub(xp, a, b):
+    return xp.subtract(a, b)
+
+
+def _mul(xp, a, b):
+    return xp.multiply(a, b)
+
+
+def _mod(xp, a, b):
+    # floor modulo (sign of the divisor), like MXNet for floats and integers
+    return xp.mod(a, b)
+
+
+def _true_div(xp, a, b):
+    if not _is_int(a):
+        return xp.true_divide(a, b)
+    # MXNet has no true division for integers: C++ '/', truncating toward zero
+    if bool((b == 0).any()):
+        raise MXNetError('integer division by zero')
+    quotient = xp.floor_divide(a, b)
+    inexact_negative = (xp.mod(a, b) != 0) & ((a < 0) != (b < 0))
+    return quotient + inexact_negative.astype(quotient.dtype)
+
+
+def _power(xp, a, b):
+    if not _is_int(a):
+        return xp.power(a, b)
+    # computed in floating point and cast back, so 2 ** -1 is 0 rather than an error
+    with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
+        return xp.power(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
 
 
 def _axis(axis):
@@ -352,6 +433,21 @@ def _index(key):
     return key
 
 
+def _is_basic(key):
+    """Whether ``key`` is basic indexing (gives a numpy view), not advanced (gives a copy)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis
+               or (isinstance(k, (slice, int, np.integer)) and not isinstance(k, (bool, np.bool_)))
+               for k in parts)
+
+
+def _normalize_ints(key, shape):
+    """The non-negative positions of an all-int key (already bounds-checked by numpy)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    ints = [int(k) for k in parts if k is not None and k is not Ellipsis]
+    return [i + d if i < 0 else i for i, d in zip(ints, shape)]
+
+
 # ------------------------------------------------------------------ creation
 def _ctx(ctx):
     return Context(ctx) if ctx is not None else current_context()
@@ -365,25 +461,21 @@ def from_xp(raw, ctx=None):
 def array(source_array, ctx=None, dtype=None):
     """A new NDArray holding a copy of ``source_array``.
 
-    Like MXNet, the dtype is kept for numpy/NDArray sources and is float32 for
-    Python lists and scalars.
+    Like MXNet 1.x, the dtype defaults to float32 for every source except an
+    NDArray, whose dtype is kept: ``array(np.arange(3))`` is float32, not int64.
+    A scalar gives a 0-d array (shape ``()``), as in MXNet.
     """
     ctx = _ctx(ctx)
     if isinstance(source_array, NDArray):
         src = source_array.asnumpy()
         dtype = dtype or src.dtype
-    elif isinstance(source_array, np.ndarray):
+    elif isinstance(source_array, np.ndarray) or hasattr(source_array, '__cuda_array_interface__'):
         src = source_array
-        dtype = dtype or src.dtype
-    elif hasattr(source_array, '__cuda_array_interface__'):
-        src = source_array
-        dtype = dtype or src.dtype
-    else:
-        src = np.asarray(source_array)
         dtype = dtype or mx_real_t
+    else:
+        dtype = dtype or mx_real_t
+        src = np.asarray(source_array, dtype=dtype)
     src = src.astype(dtype)
-    if src.ndim == 0:
-        src = src.reshape(1)
     return NDArray(move(src, ctx).copy(), ctx)
 
 
@@ -402,7 +494,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     return _alloc(1, shape, ctx, dtype)
 
 
-def empty(shape, ctx=None, dtype=None):
+def empty(shape, ctx=None, dtype=None, stype=None):
     # zero-filled rather than garbage: reproducible notebooks matter more than the memset
     return _alloc(0, shape, ctx, dtype)
 
@@ -414,25 +506,45 @@ def full(shape, val, ctx=None, dtype=None, out=None):
     return _alloc(val, shape, ctx, dtype)
 
 
-def zeros_like(other):
-    return zeros(other.shape, other.context, other.dtype)
+def zeros_like(data, out=None, **kwargs):
+    if out is not None:
+        out[:] = 0
+        return out
+    return zeros(data.shape, data.context, data.dtype)
 
 
-def ones_like(other):
-    return ones(other.shape, other.context, other.dtype)
+def ones_like(data, out=None, **kwargs):
+    if out is not None:
+        out[:] = 1
+        return out
+    return ones(data.shape, data.context, data.dtype)
 
 
-def arange(start, stop=None, step=1.0, repeat=1, ctx=None, dtype=None):
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times.
+
+    ``infer_range`` is accepted (and ignored) so positional calls line up with MXNet's signature.
+
+    MXNet computes element i as ``dtype(start) + dtype(i) * dtype(step)`` in
+    the output dtype, which is not always what numpy.arange gives for float32.
+    """
     if stop is None:
         start, stop = 0, start
-    values = np.arange(start, stop, step, dtype=dtype or mx_real_t)
+    dtype = np.dtype(dtype or mx_real_t)
+    count = max(int(math.ceil((stop - start) / step)), 0)
+    with np.errstate(over='ignore'):
+        values = _scalar(start, dtype) + np.arange(count).astype(dtype) * _scalar(step, dtype)
+    values = values.astype(dtype)
     if repeat > 1:
         values = np.repeat(values, repeat)
-    return array(values, ctx=ctx, dtype=dtype or mx_real_t)
+    return array(values, ctx=ctx, dtype=dtype)
 
 
 def concatenate(arrays, axis=0, always_copy=True):
     ctx = arrays[0].context
+    dtypes = sorted({str(a.dtype.__name__) for a in arrays})
+    if len(dtypes) > 1:
+        raise TypeInferError('concatenate: arrays have different dtypes %s' % dtypes)
     return NDArray(ctx.xp.concatenate([a._data for a in arrays], axis=axis), ctx)
 
 

@@ -1,0 +1,348 @@
+"""Reading and writing MXNet's binary NDArray files (``.params``, ``.nd``).
+
+``mx.nd.save`` / ``mx.nd.load`` exchange files with MXNet 1.x byte for byte.
+The layout below was worked out by saving arrays with MXNet 1.9.1 and reading
+the bytes; every integer is little-endian.
+
+File::
+
+    uint64  list magic            0x112
+    uint64  reserved              0 (ignored when reading)
+    uint64  number of arrays      N
+    N array records               (see below)
+    uint64  number of names       0 (a list was saved) or N (a dict was saved)
+    per name: uint64 byte length, then that many UTF-8 bytes
+    (anything after the names is ignored, as MXNet does)
+
+Array record, current form (what MXNet 1.9.1 writes)::
+
+    uint32  record magic          0xF993FAC9  (0xF993FACA when MXNet was in
+                                  numpy-shape mode, the only way to store 0-d arrays)
+    int32   storage type          0 dense (1 row_sparse, 2 csr: not supported here)
+    int32   ndim, then ndim x int64 dims
+    int32   device type           1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared
+    int32   device id
+    int32   dtype flag            0 float32, 1 float64, 2 float16, 3 uint8,
+                                  4 int32, 5 int8, 6 int64, 7 bool
+    raw element bytes             C order, prod(dims) * itemsize bytes
+
+In the 0xF993FAC9 form ``ndim == 0`` means "no shape" and the record stops
+right after it; in the 0xF993FACA form that marker is ``ndim == -1`` and
+``ndim == 0`` is a real 0-d array.  MXNet loads 0xF993FACA records only inside
+``mx.util.np_shape(True)`` and 0xF993FAC9 records only outside it, so reflib
+writes a whole file in one form: the numpy-shape form when it holds a 0-d
+array, the usual form otherwise.  reflib reads both (and mixtures).
+
+MXNet also still reads two older record forms, and so does reflib:
+
+* 0xF993FAC8: magic, uint32 ndim, int64 dims, device, dtype, data (no storage type);
+* no magic at all: uint32 ndim, uint32 dims, device, dtype, data.
+
+Loading puts every array on ``cpu(0)``, except arrays saved from ``gpu(i)``,
+which go back to ``gpu(i)`` when that device is usable (MXNet does the same:
+``cpu(1)`` and ``cpu_pinned`` arrays also come back as ``cpu(0)``).
+
+Saving is atomic: the bytes go to a temporary file next to the target, which
+then replaces the target in one ``os.replace``.  A crash mid-save leaves the
+previous file untouched.
+"""
+
+import io
+import math
+import os
+import struct
+import tempfile
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context, cpu, num_gpus
+from .ndarray import NDArray, to_numpy
+
+__all__ = ['save', 'load', 'load_frombuffer', 'save_to_bytes', 'NDArrayFileError']
+
+LIST_MAGIC = 0x112
+RECORD_MAGIC_V1 = 0xF993FAC8    # shape with int64 dims, no storage type
+RECORD_MAGIC_V2 = 0xF993FAC9    # what MXNet 1.x writes
+RECORD_MAGIC_V3 = 0xF993FACA    # same, written in numpy-shape mode (allows 0-d)
+
+# dtype flag <-> numpy dtype (little-endian on disk)
+FLAG_TO_DTYPE = {
+    0: np.dtype('<f4'),
+    1: np.dtype('<f8'),
+    2: np.dtype('<f2'),
+    3: np.dtype('u1'),
+    4: np.dtype('<i4'),
+    5: np.dtype('i1'),
+    6: np.dtype('<i8'),
+    7: np.dtype('?'),
+}
+DTYPE_TO_FLAG = {dt.newbyteorder('='): flag for flag, dt in FLAG_TO_DTYPE.items()}
+
+STORAGE_NAMES = {0: 'default', 1: 'row_sparse', 2: 'csr'}
+DEV_CPU, DEV_GPU = 1, 2
+CPU_LIKE_DEVICES = (DEV_CPU, 3, 5)     # cpu, cpu_pinned, cpu_shared
+
+_DATA_ERROR = 'save only accept dict str->NDArray or list of NDArray'
+
+
+class NDArrayFileError(MXNetError, ValueError):
+    """An NDArray file (or buffer) is truncated, corrupt, or not an MXNet file at all."""
+
+
+# ---------------------------------------------------------------- writing
+def _normalize(data):
+    """(arrays, names) from what ``save`` accepts, with MXNet's type errors."""
+    if isinstance(data, NDArray):
+        return [data], []
+    if isinstance(data, dict):
+        names, arrays = [], []
+        for key, value in data.items():
+            if not isinstance(key, str) or not isinstance(value, NDArray):
+                raise TypeError(_DATA_ERROR)
+            names.append(key)
+            arrays.append(value)
+        return arrays, names
+    if isinstance(data, list):
+        if not all(isinstance(x, NDArray) for x in data):
+            raise TypeError(_DATA_ERROR)
+        return list(data), []
+    raise ValueError('data needs to either be a NDArray, dict of str, NDArray pairs '
+                     'or a list of NDArrays, got %s' % type(data).__name__)
+
+
+def _record(arr, label, np_shape):
+    """The bytes of one array record (header and data) as a list of chunks."""
+    host = to_numpy(arr._data)     # (np.ascontiguousarray would turn 0-d into 1-d)
+    flag = DTYPE_TO_FLAG.get(host.dtype.newbyteorder('='))
+    if flag is None:
+        raise MXNetError('cannot save %s: dtype %s has no MXNet type flag (supported: %s)'
+                         % (label, host.dtype, ', '.join(str(d) for d in FLAG_TO_DTYPE.values())))
+    magic = RECORD_MAGIC_V3 if np_shape else RECORD_MAGIC_V2
+    ctx = arr.context
+    header = struct.pack('<Iii', magic, 0, host.ndim)
+    header += struct.pack('<%dq' % host.ndim, *host.shape)
+    header += struct.pack('<iii', ctx.device_typeid, ctx.device_id, flag)
+    body = host.astype(FLAG_TO_DTYPE[flag], copy=False).tobytes(order='C')
+    return [header, body]
+
+
+def _write(stream, arrays, names):
+    # A 0-d array can only be told apart from "no shape" in the numpy-shape
+    # record form, and MXNet refuses files that mix the two forms; so a file
+    # holding any 0-d array is written all in numpy-shape form, as MXNet does
+    # inside ``mx.util.np_shape(True)`` (MXNet then loads it only in that mode).
+    np_shape = any(arr.ndim == 0 for arr in arrays)
+    stream.write(struct.pack('<QQQ', LIST_MAGIC, 0, len(arrays)))
+    for k, arr in enumerate(arrays):
+        label = 'array %r' % names[k] if names else 'array %d' % k
+        for chunk in _record(arr, label, np_shape):
+            stream.write(chunk)
+    stream.write(struct.pack('<Q', len(names)))
+    for name in names:
+        raw = name.encode('utf-8')
+        stream.write(struct.pack('<Q', len(raw)))
+        stream.write(raw)
+
+
+def save_to_bytes(data):
+    """The bytes ``save`` would write for ``data``."""
+    arrays, names = _normalize(data)
+    stream = io.BytesIO()
+    _write(stream, arrays, names)
+    return stream.getvalue()
+
+
+def _fname(fname):
+    if isinstance(fname, os.PathLike):
+        fname = os.fspath(fname)
+    if not isinstance(fname, str):
+        raise TypeError('fname required to be a string')
+    return fname
+
+
+def _new_file_mode(path):
+    """Permission bits for the saved file: the old file's, or what open() would give."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def save(fname, data):
+    """Save an NDArray, a list of NDArrays or a dict str->NDArray to ``fname``.
+
+    The file is MXNet's binary format; ``mxnet.nd.load`` reads it.  Arrays on
+    a gpu are written from a host copy and keep their device in the record.
+    The write is atomic (temporary file + ``os.replace``).
+
+    >>> import reflib as mx, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), 'w.params')
+    >>> mx.nd.save(path, {'w': mx.nd.ones((2, 2))})
+    >>> mx.nd.load(path)['w'].shape
+    (2, 2)
+    """
+    fname = _fname(fname)
+    arrays, names = _normalize(data)
+    # write through a symlink (as a plain open() would), not over it
+    target = os.path.realpath(fname)
+    mode = _new_file_mode(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(target), suffix='.tmp',
+                                   dir=os.path.dirname(target))
+    except OSError as err:
+        raise MXNetError('cannot save NDArray file %r: %s' % (fname, err)) from err
+    try:
+        with os.fdopen(fd, 'wb') as stream:
+            _write(stream, arrays, names)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise MXNetError('cannot save NDArray file %r: %s' % (fname, err)) from err
+        raise
+
+
+# ---------------------------------------------------------------- reading
+class _Reader:
+    """A cursor over the bytes of an NDArray file that raises clear errors."""
+
+    def __init__(self, buf, source):
+        self.buf = memoryview(buf).cast('B')
+        self.pos = 0
+        self.source = source
+        self.where = 'the file header'
+
+    def fail(self, what):
+        raise NDArrayFileError('cannot load %s as MXNet NDArrays: %s (in %s, at byte %d)'
+                               % (self.source, what, self.where, self.pos))
+
+    def take(self, nbytes, what):
+        if nbytes < 0 or self.pos + nbytes > len(self.buf):
+            self.fail('truncated: needed %d bytes for %s but only %d remain'
+                      % (nbytes, what, len(self.buf) - self.pos))
+        start = self.pos
+        self.pos += nbytes
+        return self.buf[start:self.pos]
+
+    def unpack(self, fmt, what):
+        values = struct.unpack(fmt, self.take(struct.calcsize(fmt), what))
+        return values[0] if len(values) == 1 else values
+
+
+def _read_record(reader):
+    """One array record -> (numpy array, saved device type, saved device id)."""
+    first = reader.unpack('<I', 'the record magic')
+    np_shape = False
+    if first in (RECORD_MAGIC_V2, RECORD_MAGIC_V3):
+        np_shape = first == RECORD_MAGIC_V3
+        storage = reader.unpack('<i', 'the storage type')
+        if storage != 0:
+            reader.fail('storage type %d (%s) is not supported; reflib reads dense arrays only'
+                        % (storage, STORAGE_NAMES.get(storage, 'unknown')))
+        ndim = reader.unpack('<i', 'ndim')
+        dim_fmt = 'q'
+    elif first == RECORD_MAGIC_V1:
+        ndim = reader.unpack('<I', 'ndim')
+        dim_fmt = 'q'
+    else:
+        # the oldest form has no magic: the first word already is ndim
+        ndim, dim_fmt = first, 'I'
+    if (np_shape and ndim == -1) or (not np_shape and ndim == 0):
+        reader.fail('the record has no shape (an uninitialised NDArray, or a 0-d array that MXNet '
+                    'saved outside numpy-shape mode; MXNet cannot load it either)')
+    if ndim < 0 or ndim > 32:
+        reader.fail('implausible ndim %d (corrupt record, or not an NDArray file)' % ndim)
+    shape = reader.unpack('<%d%s' % (ndim, dim_fmt), 'the shape') if ndim else ()
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d < 0 for d in shape):
+        reader.fail('negative dimension in shape %s' % (shape,))
+    dev_type, dev_id, flag = reader.unpack('<iii', 'the device and dtype')
+    if dev_type not in CPU_LIKE_DEVICES + (DEV_GPU,):
+        reader.fail('unknown device type %d' % dev_type)
+    dtype = FLAG_TO_DTYPE.get(flag)
+    if dtype is None:
+        reader.fail('unknown or unsupported dtype flag %d (known: %s)'
+                    % (flag, ', '.join('%d=%s' % kv for kv in FLAG_TO_DTYPE.items())))
+    count = math.prod(shape)     # exact: garbage dims cannot overflow
+    if math.prod(d for d in shape if d) * dtype.itemsize >= 2 ** 62:
+        reader.fail('implausible shape %s (corrupt record)' % (shape,))
+    raw = reader.take(count * dtype.itemsize, 'the data of a %s %s array' % (dtype.name, shape))
+    values = np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
+    return values.astype(dtype.newbyteorder('='), copy=True), dev_type, dev_id
+
+
+def _load_context(dev_type, dev_id):
+    """Where a loaded array goes: its gpu if usable, else cpu(0)."""
+    if dev_type == DEV_GPU and 0 <= dev_id < num_gpus():
+        return Context('gpu', dev_id)
+    return cpu(0)
+
+
+def _parse(buf, source):
+    reader = _Reader(buf, source)
+    magic = reader.unpack('<Q', 'the file magic')
+    if magic != LIST_MAGIC:
+        reader.pos = 0
+        reader.fail('bad magic 0x%x (expected 0x%x): not an MXNet NDArray file' % (magic, LIST_MAGIC))
+    reader.unpack('<Q', 'the reserved header word')
+    count = reader.unpack('<Q', 'the array count')
+    # every record needs at least 4 bytes; a bigger count means garbage
+    if count > (len(reader.buf) - reader.pos) // 4:
+        reader.fail('truncated or corrupt: the header announces %d arrays but only %d bytes follow'
+                    % (count, len(reader.buf) - reader.pos))
+    arrays = []
+    for k in range(count):
+        reader.where = 'array %d of %d' % (k, count)
+        values, dev_type, dev_id = _read_record(reader)
+        ctx = _load_context(dev_type, dev_id)
+        if ctx.device_type == 'gpu':
+            with ctx.device_scope():
+                values = ctx.xp.asarray(values)
+        arrays.append(NDArray(values, ctx))
+    reader.where = 'the name table'
+    nnames = reader.unpack('<Q', 'the name count')
+    if nnames not in (0, count):
+        reader.fail('%d names for %d arrays' % (nnames, count))
+    names = []
+    for k in range(nnames):
+        reader.where = 'name %d of %d' % (k, nnames)
+        length = reader.unpack('<Q', 'the name length')
+        raw = bytes(reader.take(length, 'the name'))
+        try:
+            names.append(raw.decode('utf-8'))
+        except UnicodeDecodeError:
+            reader.fail('name %r is not UTF-8' % raw)
+    if names:
+        return dict(zip(names, arrays))
+    return arrays
+
+
+def load(fname):
+    """Load a file written by ``save`` or by MXNet: a list, or a dict when names were saved.
+
+    Raises ``NDArrayFileError`` (an ``MXNetError``) naming the file and the
+    problem when it is truncated, corrupt, or not an NDArray file.
+    """
+    fname = _fname(fname)
+    try:
+        with open(fname, 'rb') as stream:
+            buf = stream.read()
+    except OSError as err:
+        raise MXNetError('cannot open NDArray file %r: %s' % (fname, err.strerror or err)) from err
+    return _parse(buf, 'file %r' % fname)
+
+
+def load_frombuffer(buf):
+    """Like ``load``, from the bytes of a file (bytes, bytearray or memoryview)."""
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError('buf required to be bytes, got %s' % type(buf).__name__)
+    return _parse(buf, 'the buffer')
