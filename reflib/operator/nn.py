@@ -40,15 +40,16 @@ class FullyConnected(Operator):
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data = in_shapes[0]
         out = out_shapes[0]
-        weight = (p.num_hidden, 0)
-        if data is not None:
-            if p.flatten:
-                in_dim = _prod(data[1:]) if all(data[1:]) else 0
-                out = merge_shape(out, (data[0], p.num_hidden), self.name)
-            else:
-                in_dim = data[-1]
-                out = merge_shape(out, tuple(data[:-1]) + (p.num_hidden,), self.name)
-            weight = (p.num_hidden, in_dim)
+        if data is None:
+            # like MXNet: nothing is deduced (not even weight's first dim) until data is known
+            return list(in_shapes), [out], aux_shapes
+        if p.flatten:
+            in_dim = _prod(data[1:]) if all(data[1:]) else 0
+            out = merge_shape(out, (data[0], p.num_hidden), self.name)
+        else:
+            in_dim = data[-1]
+            out = merge_shape(out, tuple(data[:-1]) + (p.num_hidden,), self.name)
+        weight = (p.num_hidden, in_dim)
         shapes = [data, weight] + ([] if p.no_bias else [(p.num_hidden,)])
         return shapes, [out], aux_shapes
 
@@ -543,10 +544,11 @@ class BatchNorm(Operator):
     Training (``env.is_train`` and not ``use_global_stats``): mean and var are
     the batch's own statistics over every axis but ``axis`` (var is the
     biased, divide-by-N variance), and the moving statistics are updated in
-    place: ``moving = moving * momentum + batch_stat * (1 - momentum)``.
-    Otherwise the moving statistics are used as they are.  (MXNet 1.9.1 on
-    CPU applies that update during backward rather than forward; after a
-    forward + backward training step both hold the same numbers.)
+    place by *backward* (as MXNet 1.9.1 does on CPU):
+    ``moving = moving * momentum + batch_stat * (1 - momentum)``.
+    Otherwise the moving statistics are used as they are.  A training forward
+    alone therefore leaves them untouched; only a forward + backward step
+    moves them (MXNet on GPU/cuDNN updates them in forward instead).
 
     ``fix_gamma=True`` (the default) uses gamma = 1 and gives gamma a zero
     gradient.  The three outputs are the result, the mean used and, despite
@@ -624,6 +626,9 @@ class BatchNorm(Operator):
         xp, data, gamma, beta = env.xp, inputs[0], inputs[1], inputs[2]
         axis = self._axis(p, data.ndim)
         self._check(data, [gamma, beta] + list(aux), ['gamma', 'beta', 'moving_mean', 'moving_var'], axis)
+        if p.fix_gamma:
+            # MXNet writes 1 into the bound gamma array, so weight decay cannot drift it
+            gamma[...] = 1
         reduce_axes = tuple(a for a in range(data.ndim) if a != axis)
         bshape = [1] * data.ndim
         bshape[axis] = -1
@@ -632,12 +637,8 @@ class BatchNorm(Operator):
             work = data.astype(np.float32) if data.dtype == np.float16 else data
             mean = work.mean(axis=reduce_axes)
             var = ((work - mean.reshape(bshape)) ** 2).mean(axis=reduce_axes)
-            # in place: the caller's aux arrays carry the moving statistics forward
-            moving_mean, moving_var = aux
-            moving_mean *= p.momentum
-            moving_mean += (1 - p.momentum) * mean.astype(moving_mean.dtype)
-            moving_var *= p.momentum
-            moving_var += (1 - p.momentum) * var.astype(moving_var.dtype)
+            # The moving statistics are NOT updated here: MXNet 1.9.1 (CPU) updates
+            # them in backward, so a training forward alone leaves them unchanged.
         else:
             mean, var = aux[0], aux[1]
         inv_std = (1 / xp.sqrt(var + p.eps)).astype(mean.dtype)
@@ -660,6 +661,7 @@ class BatchNorm(Operator):
         d_gamma = xp.zeros_like(gamma) if p.fix_gamma else grad_dot_norm.astype(gamma.dtype)
         scale = inv_std if p.fix_gamma else inv_std * gamma.reshape(bshape)
         if self._uses_batch_stats(p, env):
+            self._update_moving_stats(p, data, outputs[1], aux, reduce_axes, bshape)
             # mean and var depend on x too: the gradient loses its per-channel mean and its
             # projection on the normalised input
             count = data.size // data.shape[axis]
@@ -667,6 +669,22 @@ class BatchNorm(Operator):
         else:
             d_data = grad * scale
         return [d_data.astype(data.dtype, copy=False), d_gamma, d_beta.astype(gamma.dtype, copy=False)]
+
+    @staticmethod
+    def _update_moving_stats(p, data, mean, aux, reduce_axes, bshape):
+        """moving = moving * momentum + batch_stat * (1 - momentum), in the caller's aux arrays.
+
+        Runs in backward, as in MXNet 1.9.1 on CPU.  The batch variance is
+        recomputed from the saved mean (the forward kept only 1/sqrt(var+eps)),
+        which gives bit-for-bit the value the forward used.
+        """
+        work = data.astype(np.float32) if data.dtype == np.float16 else data
+        var = ((work - mean.reshape(bshape)) ** 2).mean(axis=reduce_axes)
+        moving_mean, moving_var = aux
+        moving_mean *= p.momentum
+        moving_mean += (1 - p.momentum) * mean.astype(moving_mean.dtype)
+        moving_var *= p.momentum
+        moving_var += (1 - p.momentum) * var.astype(moving_var.dtype)
 
 
 # =====================================================================
@@ -696,8 +714,8 @@ class LeakyReLU(Operator):
     =======  =============================================  ====================
 
     The derivative at exactly 0 is the negative side's (MXNet tests ``x > 0``).
-    SELU's backward reproduces MXNet 1.9.1's formula, which is not the true
-    derivative (see ``backward``).
+    SELU's backward is the true derivative; MXNet 1.9.1's differs for x <= 0
+    (a bug there, see ``backward``).
     """
     name = 'LeakyReLU'
     params = {
@@ -769,12 +787,12 @@ class LeakyReLU(Operator):
         if act == 'elu':
             return [g * xp.where(positive, 1, x.dtype.type(p.slope) * xp.exp(xp.minimum(x, 0)))]
         if act == 'selu':
-            # MXNet 1.9.1's SELU gradient for x <= 0 is lambda * (y + alpha), y the output; the
-            # true derivative is y + lambda * alpha (they differ by (lambda - 1) * y, up to 0.08).
-            # reflib reproduces MXNet's numbers; tests/test_op_nn.py pins both facts.
+            # d/dx lambda*alpha*(e^x - 1) = y + lambda*alpha for x <= 0.  MXNet 1.9.1 computes
+            # lambda*(y + alpha) there, which is wrong by (lambda - 1)*y (up to 0.08); reflib
+            # keeps the true derivative, and tests/test_op_nn.py records MXNet's deviation.
             y = outputs[0]
             lam, alpha = x.dtype.type(_SELU_LAMBDA), x.dtype.type(_SELU_ALPHA)
-            return [g * xp.where(positive, lam, lam * (y + alpha))]
+            return [g * xp.where(positive, lam, y + lam * alpha)]
         if act == 'gelu':
             cdf = 0.5 * (1 + _erf(xp, x / math.sqrt(2)))
             pdf = xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
