@@ -102,8 +102,11 @@ def _scalar_op(name, hint, fwd, grad, aliases=()):
 
 
 def _cast(x, like):
-    """A Python scalar as a 0-d array of ``like``'s dtype, so float32 stays float32."""
-    return np.asarray(x, dtype=like.dtype)
+    """A Python scalar as a numpy scalar of ``like``'s dtype, so float32 stays float32.
+
+    A numpy scalar (not a 0-d numpy array) because cupy accepts those as operands.
+    """
+    return like.dtype.type(x)
 
 
 _scalar_op('_plus_scalar', '_plusscalar', lambda x, s, xp: x + _cast(s, x),
