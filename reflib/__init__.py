@@ -18,6 +18,8 @@ from .symbol import attribute
 from . import executor
 from .executor import Executor
 from . import test_utils
+from . import io
+from . import model
 from . import visualization
 from . import visualization as viz
 

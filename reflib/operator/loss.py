@@ -61,6 +61,18 @@ def _class_index(label):
 
 
 # ====================================================================== softmax
+def _data_drives_type(in_types, out_types, aux_types):
+    """Loss heads: the data's dtype fixes the output's and an unknown label's, never the reverse.
+
+    MXNet infers nothing from a label alone (a float16 label does not make the
+    network float16), so neither does reflib.
+    """
+    data = in_types[0] if in_types[0] is not None else out_types[0]
+    if data is None:
+        return list(in_types), list(out_types), list(aux_types)
+    return [data] + [t if t is not None else data for t in in_types[1:]], [data] * len(out_types), list(aux_types)
+
+
 @register
 class SoftmaxOutput(Operator):
     """Softmax in forward; ``softmax - onehot(label)`` (scaled) in backward.
@@ -102,6 +114,9 @@ class SoftmaxOutput(Operator):
     name = 'SoftmaxOutput'
     aliases = ('Softmax',)
     is_loss = True
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return _data_drives_type(in_types, out_types, aux_types)
     params = {
         'grad_scale': Param('float', 1.0, doc='multiply the gradient by this'),
         'ignore_label': Param('float', -1.0, doc='label value whose positions get no gradient '
@@ -214,6 +229,9 @@ class SoftmaxOutput(Operator):
 class _Regression(Operator):
     """Shared by the regression heads: label has the data's size, one gradient formula."""
     is_loss = True
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return _data_drives_type(in_types, out_types, aux_types)
     params = {'grad_scale': Param('float', 1.0, doc='multiply the gradient by this')}
 
     def inputs(self, p):

@@ -131,7 +131,8 @@ class OpEnv:
 
 
 def shape_is_known(shape):
-    return shape is not None and all(d > 0 for d in shape)
+    """True for a fully known shape.  () counts as unknown, as in MXNet 1.x's legacy shapes."""
+    return shape is not None and len(shape) > 0 and all(d > 0 for d in shape)
 
 
 def merge_shape(old, new, where):

@@ -1,0 +1,289 @@
+"""Data iterators: how batches reach a Module.
+
+* ``DataDesc``  name + shape (+ dtype, layout) of one input; ``provide_data``
+  lists them so a Module can bind before seeing any data.
+* ``DataBatch`` one batch: lists of data and label arrays, plus ``pad``, the
+  number of samples at the end that are filler (they repeat the start of the
+  data set) and must be dropped from predictions.
+* ``NDArrayIter`` batches of in-memory arrays, with MXNet's three ways to
+  treat a last, incomplete batch: ``pad`` (fill it from the start and report
+  ``pad``), ``discard`` (drop it), ``roll_over`` (keep it and complete it with
+  the first samples of the next epoch).
+"""
+
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from .base import MXNetError, mx_real_t
+from .ndarray import NDArray, array, concatenate
+
+__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter']
+
+
+class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
+    """``(name, shape)`` plus ``dtype`` and ``layout``; compares equal as the (name, shape) pair."""
+
+    def __new__(cls, name, shape, dtype=mx_real_t, layout='NCHW'):
+        desc = super().__new__(cls, name, tuple(shape))
+        desc.dtype = dtype
+        desc.layout = layout
+        return desc
+
+    def __repr__(self):
+        return 'DataDesc[%s,%s,%s,%s]' % (self.name, self.shape, self.dtype, self.layout)
+
+    @staticmethod
+    def get_batch_axis(layout):
+        """Index of 'N' in ``layout`` (0 when there is no layout, -1 when there is no batch axis)."""
+        return 0 if layout is None else layout.find('N')
+
+    @staticmethod
+    def get_list(shapes, types):
+        if types is not None:
+            type_of = dict(types)
+            return [DataDesc(name, shape, type_of[name]) for name, shape in shapes]
+        return [DataDesc(name, shape) for name, shape in shapes]
+
+
+class DataBatch:
+    """One batch of data and labels (lists of NDArrays)."""
+
+    def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
+                 provide_data=None, provide_label=None):
+        if data is not None and not isinstance(data, (list, tuple)):
+            raise MXNetError('DataBatch: data must be a list of NDArrays, got %s' % type(data).__name__)
+        if label is not None and not isinstance(label, (list, tuple)):
+            raise MXNetError('DataBatch: label must be a list of NDArrays, got %s' % type(label).__name__)
+        self.data = data
+        self.label = label
+        self.pad = pad
+        self.index = index
+        self.bucket_key = bucket_key
+        self.provide_data = provide_data
+        self.provide_label = provide_label
+
+    def __str__(self):
+        data_shapes = [d.shape for d in self.data]
+        label_shapes = [l.shape for l in self.label] if self.label else None
+        return '%s: data shapes: %s label shapes: %s' % (type(self).__name__, data_shapes, label_shapes)
+
+
+class DataIter:
+    """Base iterator: subclasses implement iter_next/getdata/getlabel/getpad (or next)."""
+
+    def __init__(self, batch_size=0):
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def reset(self):
+        pass
+
+    def next(self):
+        if self.iter_next():
+            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
+                             index=self.getindex())
+        raise StopIteration
+
+    def __next__(self):
+        return self.next()
+
+    def iter_next(self):
+        return False
+
+    def getdata(self):
+        return None
+
+    def getlabel(self):
+        return None
+
+    def getindex(self):
+        return None
+
+    def getpad(self):
+        return 0
+
+
+def _init_data(data, allow_empty, default_name):
+    """Sorted (name, NDArray) pairs from an array, a list of arrays or a dict."""
+    if data is None:
+        data = []
+    if isinstance(data, (np.ndarray, NDArray)):
+        data = [data]
+    if isinstance(data, list):
+        if not allow_empty and not data:
+            raise MXNetError('NDArrayIter: %s must not be empty' % default_name)
+        if len(data) == 1:
+            data = OrderedDict([(default_name, data[0])])
+        else:
+            data = OrderedDict([('_%d_%s' % (i, default_name), d) for i, d in enumerate(data)])
+    if not isinstance(data, dict):
+        raise MXNetError('NDArrayIter: %s must be an NDArray, a numpy array, a list of them or a dict, '
+                         'got %s' % (default_name, type(data).__name__))
+    pairs = []
+    for name, value in data.items():
+        if not isinstance(value, NDArray):
+            try:
+                value = array(value)
+            except Exception:
+                raise MXNetError('NDArrayIter: %r has invalid type %s' % (name, type(value).__name__)) from None
+        pairs.append((name, value))
+    return sorted(pairs, key=lambda kv: kv[0])
+
+
+class NDArrayIter(DataIter):
+    """Batches of in-memory arrays.
+
+    >>> import numpy as np, reflib as mx
+    >>> it = mx.io.NDArrayIter(np.arange(10).reshape(5, 2), np.arange(5), batch_size=2)
+    >>> [(b.label[0].asnumpy().tolist(), b.pad) for b in it]
+    [([0.0, 1.0], 0), ([2.0, 3.0], 0), ([4.0, 0.0], 1)]
+    """
+
+    def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad',
+                 data_name='data', label_name='softmax_label', layout='NCHW'):
+        super().__init__(batch_size)
+        if last_batch_handle not in ('pad', 'discard', 'roll_over'):
+            raise MXNetError("NDArrayIter: last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
+                             % (last_batch_handle,))
+        self.data = _init_data(data, allow_empty=False, default_name=data_name)
+        self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        sizes = {name: arr.shape[0] for name, arr in self.data + self.label}
+        if len(set(sizes.values())) > 1:
+            raise MXNetError('NDArrayIter: all data and labels need the same number of samples, got %s' % sizes)
+        self.num_data = next(iter(sizes.values()))
+        if batch_size <= 0:
+            raise MXNetError('NDArrayIter: batch_size must be positive, got %r' % (batch_size,))
+        if last_batch_handle == 'discard' and self.num_data < batch_size:
+            raise MXNetError('NDArrayIter: batch_size %d exceeds the %d samples, nothing would be left '
+                             'after discarding' % (batch_size, self.num_data))
+        self.idx = np.arange(self.num_data)
+        self.shuffle = shuffle
+        self.last_batch_handle = last_batch_handle
+        self.layout = layout
+        self.cursor = -batch_size
+        self._cache_data = None
+        self._cache_label = None
+        self.reset()
+
+    @property
+    def provide_data(self):
+        return [DataDesc(name, (self.batch_size,) + arr.shape[1:], arr.dtype, self.layout)
+                for name, arr in self.data]
+
+    @property
+    def provide_label(self):
+        return [DataDesc(name, (self.batch_size,) + arr.shape[1:], arr.dtype, self.layout)
+                for name, arr in self.label]
+
+    def hard_reset(self):
+        """Back to the very start, forgetting a rolled-over partial batch."""
+        if self.shuffle:
+            self._shuffle_data()
+        self.cursor = -self.batch_size
+        self._cache_data = None
+        self._cache_label = None
+
+    def reset(self):
+        if self.shuffle:
+            self._shuffle_data()
+        if (self.last_batch_handle == 'roll_over'
+                and self.num_data - self.batch_size < self.cursor < self.num_data):
+            # a partial batch is cached: the next epoch starts early enough to complete it
+            self.cursor = self.cursor - self.num_data - self.batch_size
+        else:
+            self.cursor = -self.batch_size
+
+    def iter_next(self):
+        self.cursor += self.batch_size
+        return self.cursor < self.num_data
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        data, label = self.getdata(), self.getlabel()
+        if data[0].shape[0] != self.batch_size:
+            # an incomplete last batch: dropped ('discard') or kept for the next epoch ('roll_over')
+            self._cache_data, self._cache_label = data, label
+            raise StopIteration
+        return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
+
+    def _slice(self, source, start=0, end=None):
+        return [arr[start:(arr.shape[0] if end is None else end)] for _, arr in source]
+
+    def _batchify(self, source, cached):
+        if self.cursor >= self.num_data:
+            raise MXNetError('NDArrayIter: the iterator is exhausted; call reset()')
+        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+            # first batch of an epoch after a roll-over: last epoch's tail + this epoch's head
+            head = self._slice(source, end=self.cursor + self.batch_size)
+            return [concatenate([a, b]) for a, b in zip(cached, head)]
+        if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
+            pad = self.batch_size - self.num_data + self.cursor
+            tail = self._slice(source, start=self.cursor)
+            head = self._slice(source, end=pad)
+            return [concatenate([a, b]) for a, b in zip(tail, head)]
+        end = min(self.cursor + self.batch_size, self.num_data)
+        return self._slice(source, self.cursor, end)
+
+    def getdata(self):
+        data = self._batchify(self.data, self._cache_data)
+        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+            self._cache_data = None
+        return data
+
+    def getlabel(self):
+        label = self._batchify(self.label, self._cache_label)
+        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+            self._cache_label = None
+        return label
+
+    def getpad(self):
+        if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
+            return self.cursor + self.batch_size - self.num_data
+        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+            return -self.cursor
+        return 0
+
+    def _shuffle_data(self):
+        # numpy's global generator, as MXNet uses: the same np.random.seed gives the same order
+        np.random.shuffle(self.idx)
+        self.data = [(name, array(arr.asnumpy()[self.idx], arr.context)) for name, arr in self.data]
+        self.label = [(name, array(arr.asnumpy()[self.idx], arr.context)) for name, arr in self.label]
+
+
+class ResizeIter(DataIter):
+    """Make ``data_iter`` last exactly ``size`` batches per epoch (restarting it as needed)."""
+
+    def __init__(self, data_iter, size, reset_internal=True):
+        super().__init__(data_iter.batch_size)
+        self.data_iter = data_iter
+        self.size = size
+        self.reset_internal = reset_internal
+        self.cur = 0
+        self.current_batch = None
+        self.provide_data = data_iter.provide_data
+        self.provide_label = data_iter.provide_label
+
+    def reset(self):
+        self.cur = 0
+        if self.reset_internal:
+            self.data_iter.reset()
+
+    def iter_next(self):
+        if self.cur == self.size:
+            return False
+        try:
+            self.current_batch = self.data_iter.next()
+        except StopIteration:
+            self.data_iter.reset()
+            self.current_batch = self.data_iter.next()
+        self.cur += 1
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration

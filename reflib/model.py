@@ -1,0 +1,67 @@
+"""Checkpoint files, named as MXNet names them.
+
+A checkpoint of ``prefix`` at epoch 3 is
+
+* ``prefix-symbol.json``   the graph (MXNet's JSON schema),
+* ``prefix-0003.params``   ``arg:NAME`` and ``aux:NAME`` arrays (MXNet's binary format),
+* ``prefix-0003.states``   optimizer state, when asked for (Module.save_checkpoint).
+
+Every file is written to a temporary name and renamed into place, so a crash
+while saving leaves the previous checkpoint intact.
+"""
+
+import logging
+import os
+from collections import namedtuple
+
+from .base import MXNetError
+from . import ndarray as nd
+from . import symbol as sym
+from .context import cpu
+
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params']
+
+BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Write ``prefix-symbol.json`` (if symbol is given) and ``prefix-%04d.params``."""
+    if symbol is not None:
+        symbol.save('%s-symbol.json' % prefix)
+    save_dict = {('arg:%s' % k): v.as_in_context(cpu()) for k, v in arg_params.items()}
+    save_dict.update({('aux:%s' % k): v.as_in_context(cpu()) for k, v in aux_params.items()})
+    param_name = '%s-%04d.params' % (prefix, epoch)
+    nd.save(param_name, save_dict)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def load_params(prefix, epoch):
+    """(arg_params, aux_params) from ``prefix-%04d.params``."""
+    fname = '%s-%04d.params' % (prefix, epoch)
+    if not os.path.exists(fname):
+        raise MXNetError('load_params: no parameter file %s (prefix %r, epoch %d)' % (fname, prefix, epoch))
+    loaded = nd.load(fname)
+    if not isinstance(loaded, dict):
+        raise MXNetError('load_params: %s holds a list of arrays, a checkpoint holds a dict' % fname)
+    arg_params, aux_params = {}, {}
+    for key, value in loaded.items():
+        kind, _, name = key.partition(':')
+        if kind == 'arg':
+            arg_params[name] = value
+        elif kind == 'aux':
+            aux_params[name] = value
+        else:
+            raise MXNetError('load_params: %s is not a checkpoint (key %r has no arg:/aux: prefix)'
+                             % (fname, key))
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix, epoch):
+    """(symbol, arg_params, aux_params) saved by save_checkpoint / Module.save_checkpoint."""
+    fname = '%s-symbol.json' % prefix
+    if not os.path.exists(fname):
+        raise MXNetError('load_checkpoint: no symbol file %s' % fname)
+    symbol = sym.load(fname)
+    arg_params, aux_params = load_params(prefix, epoch)
+    return symbol, arg_params, aux_params
+

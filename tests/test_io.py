@@ -1,0 +1,54 @@
+"""mx.io against MXNet 1.9.1: batches, padding, roll-over and shuffling, epoch after epoch."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import reflib as mx
+from reflib.base import MXNetError
+
+GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), 'golden', 'io.json')))
+
+
+@pytest.mark.parametrize('rec', GOLDEN, ids=lambda r: '%(handle)s-shuffle%(shuffle)s-b%(batch_size)d-n%(n)d' % r['case'])
+def test_ndarrayiter_matches_mxnet(rec):
+    case = rec['case']
+    np.random.seed(3)  # MXNet and reflib both shuffle with numpy's global generator
+    n = case['n']
+    it = mx.io.NDArrayIter({'x': np.arange(2 * n).reshape(n, 2), 'a': np.arange(n) * 10},
+                           np.arange(n), batch_size=case['batch_size'], shuffle=case['shuffle'],
+                           last_batch_handle=case['handle'])
+    for want in rec['epochs']:
+        got = [dict(a=b.data[0].asnumpy().tolist(), x=b.data[1].asnumpy()[:, 0].tolist(),
+                    label=b.label[0].asnumpy().tolist(), pad=b.pad) for b in it]
+        assert got == want
+        it.reset()
+    assert [[d.name, list(d.shape)] for d in it.provide_data] == rec['provide_data']
+    assert [[d.name, list(d.shape)] for d in it.provide_label] == rec['provide_label']
+
+
+def test_datadesc_is_a_name_shape_pair_with_extras():
+    d = mx.io.DataDesc('data', (4, 3), np.float16, 'NC')
+    assert d == ('data', (4, 3)) and d.dtype == np.float16 and d.layout == 'NC'
+    assert mx.io.DataDesc.get_batch_axis('TNC') == 1
+    assert mx.io.DataDesc.get_batch_axis(None) == 0
+
+
+def test_databatch_rejects_non_lists():
+    with pytest.raises(MXNetError, match='list of NDArrays'):
+        mx.io.DataBatch(mx.nd.ones((2, 2)))
+
+
+def test_bad_iterator_arguments_are_named():
+    with pytest.raises(MXNetError, match='last_batch_handle'):
+        mx.io.NDArrayIter(np.ones((4, 2)), batch_size=2, last_batch_handle='drop')
+    with pytest.raises(MXNetError, match='same number of samples'):
+        mx.io.NDArrayIter(np.ones((4, 2)), np.ones(5), batch_size=2)
+
+
+def test_resize_iter_repeats_to_the_requested_length():
+    base = mx.io.NDArrayIter(np.arange(6).reshape(6, 1), batch_size=2)
+    it = mx.io.ResizeIter(base, 5)
+    firsts = [b.data[0].asnumpy()[0, 0] for b in it]
+    assert firsts == [0, 2, 4, 0, 2]
