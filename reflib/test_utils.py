@@ -94,3 +94,69 @@ def check_op_gradient(op_name, inputs, params=None, aux=None, grad_inputs=None,
             err_msg='%s%s: gradient of input %d (%s) differs from finite differences'
                     % (op_name, params or '', i, op.inputs(p)[i] if i < len(op.inputs(p)) else i))
     return analytic
+
+
+def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rtol=1e-2,
+                           atol=None, grad_nodes=None, use_forward_train=True, ctx=None,
+                           dtype=np.float32):
+    """Check a whole symbol's backward against central differences, like MXNet's function.
+
+    The symbol's outputs are reduced to one number, ``sum_k sum(out_k * proj_k)``
+    with fixed random projections ``proj_k``, by wrapping the graph in
+    ``MakeLoss(sum(out * proj))``; its gradient w.r.t. every argument in
+    ``grad_nodes`` (default: every argument given in ``location``) is compared
+    with finite differences of that number.  Use ``dtype=np.float64`` for
+    tight tolerances.  (Loss heads such as SoftmaxOutput make their own
+    gradient, so they cannot be checked this way, in MXNet or here.)
+    """
+    from . import symbol as _sym
+    from .ndarray import array
+    ctx = ctx or default_context()
+    arg_names = sym.list_arguments()
+    if isinstance(location, (list, tuple)):
+        location = dict(zip(arg_names, location))
+    location = {k: np.asarray(v.asnumpy() if hasattr(v, 'asnumpy') else v, dtype=dtype)
+                for k, v in location.items()}
+    missing = [n for n in arg_names if n not in location]
+    if missing:
+        raise ValueError('check_numeric_gradient: no values for arguments %s' % missing)
+    aux_names = sym.list_auxiliary_states()
+    if isinstance(aux_states, (list, tuple)):
+        aux_states = dict(zip(aux_names, aux_states))
+    aux_states = {k: np.asarray(v.asnumpy() if hasattr(v, 'asnumpy') else v, dtype=dtype)
+                  for k, v in (aux_states or {}).items()}
+    grad_nodes = list(grad_nodes) if grad_nodes is not None else list(arg_names)
+
+    _, out_shapes, _ = sym.infer_shape(**{k: v.shape for k, v in location.items()})
+    rng = np.random.default_rng(0)
+    projections = {'__random_proj%d' % i: rng.normal(size=s).astype(dtype) for i, s in enumerate(out_shapes)}
+    terms = [_sym.sum(out * _sym.Variable(name)) for out, name in zip(sym, projections)]
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    loss = _sym.MakeLoss(total)
+
+    def bind():
+        args = {k: array(v, ctx=ctx, dtype=dtype) for k, v in location.items()}
+        args.update({k: array(v, ctx=ctx, dtype=dtype) for k, v in projections.items()})
+        grads = {k: array(np.zeros_like(location[k]), ctx=ctx, dtype=dtype) for k in grad_nodes}
+        aux = {k: array(v, ctx=ctx, dtype=dtype) for k, v in aux_states.items()}
+        return loss.bind(ctx, args, args_grad=grads, grad_req='write', aux_states=aux or None)
+
+    exe = bind()
+    exe.forward(is_train=use_forward_train)
+    exe.backward()
+    analytic = {k: exe.grad_dict[k].asnumpy() for k in grad_nodes}
+
+    def value():
+        probe = bind()
+        for k in grad_nodes:
+            probe.arg_dict[k][:] = location[k]
+        return float(probe.forward(is_train=use_forward_train)[0].asnumpy().sum())
+
+    for name in grad_nodes:
+        numeric = numeric_grad(value, location[name], eps=numeric_eps)
+        np.testing.assert_allclose(
+            analytic[name], numeric, rtol=rtol, atol=atol if atol is not None else 1e-6,
+            err_msg='check_numeric_gradient: gradient of %r differs from finite differences' % name)
+    return analytic
