@@ -9,16 +9,19 @@ the NDArray objects and reads their buffers at every forward, so
   ``w = w - lr * g`` makes a new array the executor never sees.
 
 ``backward`` writes (``grad_req='write'``) or adds (``'add'``) into the bound
-gradient arrays, or skips the argument (``'null'``).
+gradient arrays, or skips the argument (``'null'``).  As in MXNet it may follow
+any forward, training or not: ``is_train`` only switches what Dropout and
+BatchNorm do.  Outputs live in memory allocated once at bind; each forward
+hands out fresh NDArray handles over that same memory, as MXNet does.
 """
 
 import numpy as np
 
-from ..base import BindError, ShapeError, MXNetError
+from ..base import BindError, ShapeError, MXNetError, TypeInferError
 from ..context import Context
 from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
-from ..symbol.symbol import topo_order, aux_variable_ids
+from ..symbol.symbol import topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
 from ..operator.registry import shape_is_known
 from .plan import build_plan, memory_plan
@@ -29,16 +32,18 @@ _GRAD_REQS = ('write', 'add', 'null')
 
 
 def _as_list(what, values, names, allow_missing=False):
-    """Arrays in ``names`` order from a list or dict; errors name the missing/unknown entries."""
+    """Arrays in ``names`` order from a list or a dict.
+
+    A dict may hold more names than the symbol has: MXNet ignores them, which is what lets one
+    ``arg_params`` dict from a checkpoint feed a smaller graph (say, features cut out with
+    ``get_internals``).  A missing name is an error unless ``allow_missing`` (gradients).
+    """
     if values is None:
         return [None] * len(names)
     if isinstance(values, dict):
-        unknown = sorted(set(values) - set(names))
-        if unknown:
-            raise BindError('bind: %s has unknown names %s; expected names are %s' % (what, unknown, names))
         missing = [n for n in names if n not in values]
         if missing and not allow_missing:
-            raise BindError('bind: %s is missing %s' % (what, missing))
+            raise BindError('bind: %s is missing %s (the symbol needs %s)' % (what, missing, names))
         return [values.get(n) for n in names]
     values = list(values)
     if len(values) != len(names):
@@ -48,21 +53,36 @@ def _as_list(what, values, names, allow_missing=False):
 
 
 def _grad_reqs(grad_req, names):
+    """One of 'write'/'add'/'null' per argument, from a str, a list, or a dict (absent names: 'null')."""
     if isinstance(grad_req, str):
         reqs = [grad_req] * len(names)
     elif isinstance(grad_req, dict):
-        unknown = sorted(set(grad_req) - set(names))
-        if unknown:
-            raise BindError('bind: grad_req names unknown arguments %s; arguments are %s' % (unknown, names))
-        reqs = [grad_req.get(n, 'null') for n in names]
+        reqs = [grad_req.get(n, 'null') for n in names]  # names the symbol lacks are ignored, as in MXNet
     else:
         reqs = list(grad_req)
         if len(reqs) != len(names):
-            raise BindError('bind: grad_req list has %d entries for %d arguments' % (len(reqs), len(names)))
+            raise BindError('bind: grad_req list has %d entries for %d arguments %s' % (len(reqs), len(names), names))
     for name, req in zip(names, reqs):
         if req not in _GRAD_REQS:
             raise BindError("bind: grad_req for argument %r must be 'write', 'add' or 'null', got %r" % (name, req))
     return reqs
+
+
+def _check_groups(nodes, group2ctx):
+    """With a group2ctx map, every ctx_group used in the graph must be in it (MXNet refuses to guess)."""
+    if not group2ctx:
+        return
+    for node in nodes:
+        group = node.ctx_group()
+        if group is not None and group not in group2ctx:
+            raise BindError('bind: node %r is in ctx_group %r, which group2ctx does not map to a context; '
+                            'group2ctx has %s' % (node.name, group, sorted(group2ctx)))
+
+
+def _view(arr, shape):
+    """An array of ``shape`` over the first elements of ``arr``'s memory (MXNet reuses buffers this way)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    return NDArray(arr._data.reshape(-1)[:size].reshape(shape), arr.context)
 
 
 class Executor:
@@ -85,28 +105,33 @@ class Executor:
         for name, arr in zip(arg_names, self.arg_arrays):
             if not isinstance(arr, NDArray):
                 raise BindError('bind: argument %r must be an NDArray, got %s' % (name, type(arr).__name__))
-        self.grad_arrays = _as_list('args_grad', args_grad, arg_names, allow_missing=True)
+        # one gradient array (or None) per argument; kept even under 'null' (then never written)
+        self._grads = _as_list('args_grad', args_grad, arg_names, allow_missing=True)
+        # MXNet: bind without args_grad leaves exe.grad_arrays None, not a list of Nones
+        self.grad_arrays = None if args_grad is None else self._grads
         reqs = _grad_reqs(grad_req, arg_names)
         # an argument without a gradient array gets no gradient, whatever grad_req says
-        self._grad_req = [r if g is not None else 'null' for r, g in zip(reqs, self.grad_arrays)]
-        self.grad_arrays = [g if r != 'null' else None for r, g in zip(self._grad_req, self.grad_arrays)]
+        self._grad_req = [r if g is not None else 'null' for r, g in zip(reqs, self._grads)]
         if aux_names and aux_states is None:
             raise BindError('bind: the symbol has auxiliary states %s; pass aux_states' % aux_names)
         self.aux_arrays = _as_list('aux_states', aux_states or [], aux_names)
+        for name, arr in zip(aux_names, self.aux_arrays):
+            if not isinstance(arr, NDArray):
+                raise BindError('bind: auxiliary state %r must be an NDArray, got %s' % (name, type(arr).__name__))
 
         self._check_shapes()
+        _check_groups(self._nodes, self._group2ctx)
         self._build()
         self._monitor = None
         self._monitor_all = False
-        self._values = None
-        self._trained_forward = False
+        self._values = None      # every slot's value from the last forward, kept for backward
 
     # ------------------------------------------------------------- building
     def _check_shapes(self):
         """Run inference with the bound shapes so inconsistencies name the operator at fault."""
         given = {n: a.shape for n, a in zip(self._arg_names, self.arg_arrays)}
         given.update({n: a.shape for n, a in zip(self._aux_names, self.aux_arrays)})
-        for name, arr, grad in zip(self._arg_names, self.arg_arrays, self.grad_arrays):
+        for name, arr, grad in zip(self._arg_names, self.arg_arrays, self._grads):
             if grad is not None and grad.shape != arr.shape:
                 raise ShapeError('bind: gradient array of %r has shape %s, the argument has %s'
                                  % (name, grad.shape, arr.shape))
@@ -125,14 +150,17 @@ class Executor:
         self._arg_slots = [plan.var_slot[n] for n in self._arg_names]
         self._aux_slots = [plan.var_slot[n] for n in self._aux_names]
         self._bound = list(zip(self._arg_slots, self.arg_arrays)) + list(zip(self._aux_slots, self.aux_arrays))
-        # output arrays are allocated once; every forward writes into the same arrays
+        # output memory is allocated once; every forward writes into the same buffers
         self.outputs = []
         for (node, i), slot in zip(self._symbol._outputs, plan.head_slots):
             shape = self._entry_shapes.get((id(node), i))
-            dtype = self._entry_types.get((id(node), i)) or np.float32
+            dtype = self._entry_types.get((id(node), i))
             if not shape_is_known(shape):
                 raise ShapeError('bind: cannot infer the shape of output %r' % node.output_name(i))
-            self.outputs.append(zeros(shape, plan.slot_ctx[slot], dtype))
+            self.outputs.append(zeros(shape, plan.slot_ctx[slot], np.float32 if dtype is None else dtype))
+        # backward needs the forward's intermediates; MXNet allows backward after *any* forward
+        # (is_train only switches Dropout/BatchNorm), so they are kept whenever a gradient is wanted
+        self._needs_backward = bool(grad_vars)
 
     # ------------------------------------------------------------- views
     @property
@@ -141,7 +169,7 @@ class Executor:
 
     @property
     def grad_dict(self):
-        return dict(zip(self._arg_names, self.grad_arrays))
+        return dict(zip(self._arg_names, self._grads))
 
     @property
     def aux_dict(self):
@@ -158,10 +186,8 @@ class Executor:
     # ------------------------------------------------------------- running
     def forward(self, is_train=False, **kwargs):
         """Run the graph.  Keyword arrays are copied *into* the bound arguments first."""
-        arg_dict = None
+        arg_dict = self.arg_dict if kwargs else None
         for name, value in kwargs.items():
-            if arg_dict is None:
-                arg_dict = self.arg_dict
             if name not in arg_dict:
                 raise BindError('forward: %r is not an argument of the symbol; arguments are %s'
                                 % (name, self._arg_names))
@@ -174,35 +200,43 @@ class Executor:
         values = [None] * self._plan.num_slots
         for slot, arr in self._bound:
             values[slot] = arr._data
+        keep = is_train or self._needs_backward
         monitor = self._monitor
         for step in self._plan.steps:
             ins = [values[s] for s in step.in_slots]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
             aux = [values[s] for s in step.aux_slots]
+            if monitor is not None and self._monitor_all:
+                self._monitor_inputs(step, ins + aux)
             env = step.env_train if is_train else step.env_test
             with step.ctx.device_scope():
                 outs = step.op.forward(step.params, env, ins, aux)
             for s, out in zip(step.out_slots, outs):
                 values[s] = out
             if monitor is not None:
-                self._call_monitor(step, ins, outs)
-            if not is_train:
+                for i in range(step.nvis):
+                    monitor(step.node.output_name(i), NDArray(outs[i], step.ctx))
+            if not keep:  # inference-only executor: drop what no later step reads (the memory plan)
                 for s in step.free_after:
                     values[s] = None
         for out, slot in zip(self.outputs, self._plan.head_slots):
             out._data[...] = values[slot]
-        self._values = values if is_train else None
-        self._trained_forward = is_train
+        # like MXNet, each forward hands out fresh NDArray handles over the same output memory,
+        # so an output kept from an earlier forward shows the new values too
+        self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
+        self._values = values if keep else None
         return self.outputs
 
-    def _call_monitor(self, step, ins, outs):
+    def _monitor_inputs(self, step, values):
+        """monitor_all: each input as MXNet names it: a variable under its own name, then every
+        input as ``<node>_<input name>``."""
         node = step.node
-        for i in range(step.nvis):
-            self._monitor(node.output_name(i), NDArray(outs[i], step.ctx))
-        if self._monitor_all:
-            for (child, i), value in zip(node.inputs, ins):
-                self._monitor('%s_%s' % (node.name, child.output_name(i)), NDArray(value, step.ctx))
+        for (child, i), in_name, value in zip(node.inputs, node.input_names(), values):
+            arr = NDArray(value, step.ctx)
+            if child.op is None:
+                self._monitor(child.name, arr)
+            self._monitor('%s_%s' % (node.name, in_name), arr)
 
     def backward(self, out_grads=None, is_train=True):
         """Propagate gradients from the outputs to every argument with a gradient array.
@@ -210,9 +244,11 @@ class Executor:
         Loss heads (SoftmaxOutput, ...) make their own head gradient; any other
         output that a gradient must flow through needs an entry in ``out_grads``.
         """
+        if not self._needs_backward:
+            return  # no argument wants a gradient: nothing to compute
         if self._values is None:
-            raise MXNetError('backward: call forward(is_train=True) first; the last forward '
-                             'was %s' % ('in inference mode' if self._trained_forward is False else 'missing'))
+            raise MXNetError('backward: call forward() first; there are no forward values to '
+                             'differentiate')
         plan = self._plan
         heads = self._head_grads(out_grads)
         grads = {}
@@ -243,12 +279,14 @@ class Executor:
             aux = [values[s] for s in step.aux_slots]
             with step.ctx.device_scope():
                 in_grads = step.op.backward(step.params, step.env_train, ogs, ins, outs, aux)
+            if self._monitor is not None:
+                self._monitor_grads(step, ins, in_grads)
             for slot, g in zip(step.in_slots, in_grads):
                 if g is not None and plan.carries[slot]:
                     if plan.slot_ctx[slot] != step.ctx:
                         g = move(g, plan.slot_ctx[slot])
                     accumulate(slot, g)
-        for slot, req, garr in zip(self._arg_slots, self._grad_req, self.grad_arrays):
+        for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
             if req == 'null':
                 continue
             g = grads.get(slot)
@@ -260,7 +298,19 @@ class Executor:
             elif g is not None:
                 garr._data += g
 
+    def _monitor_grads(self, step, ins, in_grads):
+        """MXNet's backward node for ``fc1`` is ``fc1_backward``; it reports each input gradient a
+        gradient flows to as ``fc1_backward_output<i>`` (no number when there is one input)."""
+        for k, (slot, g) in enumerate(zip(step.in_slots, in_grads)):
+            if not self._plan.carries[slot]:
+                continue
+            if g is None:  # the op says "zero" (a label); MXNet still reports the zero array
+                g = step.env_train.xp.zeros_like(ins[k])
+            suffix = '' if len(step.in_slots) == 1 else str(k)
+            self._monitor('%s_backward_output%s' % (step.node.name, suffix), NDArray(g, step.ctx))
+
     def _head_grads(self, out_grads):
+        """Head gradients from None, one NDArray, a list, or a dict naming every output."""
         plan = self._plan
         n = len(plan.head_slots)
         if out_grads is None:
@@ -268,15 +318,15 @@ class Executor:
         elif isinstance(out_grads, NDArray):
             given = [out_grads] + [None] * (n - 1)
         elif isinstance(out_grads, dict):
-            unknown = sorted(set(out_grads) - set(self._output_names))
-            if unknown:
-                raise BindError('backward: out_grads names unknown outputs %s; outputs are %s'
-                                % (unknown, self._output_names))
-            given = [out_grads.get(name) for name in self._output_names]
+            missing = [name for name in self._output_names if name not in out_grads]
+            if missing:
+                raise BindError('backward: out_grads dict lacks outputs %s; it must name every output of %s'
+                                % (missing, self._output_names))
+            given = [out_grads[name] for name in self._output_names]
         else:
             given = list(out_grads)
             if len(given) > n:
-                raise BindError('backward: %d out_grads for %d outputs' % (len(given), n))
+                raise BindError('backward: %d out_grads for %d outputs %s' % (len(given), n, self._output_names))
             given += [None] * (n - len(given))
         heads = []
         for (node, i), slot, name, g, out in zip(self._symbol._outputs, plan.head_slots,
@@ -297,53 +347,68 @@ class Executor:
 
     # --------------------------------------------------------- conveniences
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
-        """Copy values into the bound argument/aux arrays (by name)."""
-        for params, table in ((arg_params, self.arg_dict), (aux_params or {}, self.aux_dict)):
+        """Copy values into the bound argument/aux arrays (by name; the arrays stay the same objects)."""
+        for params, table, what in ((arg_params, self.arg_dict, 'argument'),
+                                    (aux_params or {}, self.aux_dict, 'auxiliary state')):
             for name, value in params.items():
-                if name in table:
-                    table[name][:] = value
-                elif not allow_extra_params:
-                    raise BindError('copy_params_from: %r is not an argument or auxiliary state of the '
-                                    'symbol (pass allow_extra_params=True to ignore it)' % name)
+                if name not in table:
+                    if allow_extra_params:
+                        continue
+                    raise BindError('copy_params_from: %r is not an %s of the symbol (pass '
+                                    'allow_extra_params=True to ignore it)' % (name, what))
+                shape = tuple(np.shape(value))
+                if shape != table[name].shape:
+                    raise ShapeError('copy_params_from: %s %r has shape %s, the given value has %s'
+                                     % (what, name, table[name].shape, shape))
+                table[name][:] = value
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        """Call ``callback(name, NDArray)`` for every operator output (and input, with monitor_all)."""
+        """Call ``callback(name, NDArray)`` for every operator output (and input, with monitor_all),
+        and for every gradient backward computes.  (MXNet passes the raw C handle instead of an NDArray.)"""
         self._monitor = callback
         self._monitor_all = monitor_all
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
-        """A new executor for new input shapes that shares every array whose shape did not change."""
-        given = {n: a.shape for n, a in zip(self._arg_names, self.arg_arrays) if n not in kwargs}
-        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs) if not partial_shaping else \
-            self._symbol.infer_shape_partial(**kwargs)
-        if arg_shapes is None:
-            raise ShapeError('reshape: cannot infer all shapes from %s' % kwargs)
-        new_args, new_grads = [], []
-        for name, shape, arr, grad in zip(self._arg_names, arg_shapes, self.arg_arrays, self.grad_arrays):
-            if shape == arr.shape:
-                new_args.append(arr)
-                new_grads.append(grad)
-                continue
+        """A new executor for new input shapes, sharing memory with this one.
+
+        Arrays whose shape is unchanged are the same NDArray objects (weights stay shared).  An
+        array that shrinks becomes a view on the start of the old memory, as MXNet does; one that
+        grows needs ``allow_up_sizing=True`` and gets new memory.  An argument not named in
+        ``kwargs`` may only change shape with ``partial_shaping=True``.
+        """
+        if partial_shaping:
+            arg_shapes, _, aux_shapes = self._symbol.infer_shape_partial(**kwargs)
+        else:
+            arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None or not all(shape_is_known(s) for s in arg_shapes + aux_shapes):
+            raise ShapeError('reshape: cannot infer every shape from %s' % kwargs)
+
+        def resized(name, arr, shape):
+            shape = tuple(shape)
+            if arr is None or arr.shape == shape:
+                return arr
             if name not in kwargs and not partial_shaping:
-                raise ShapeError('reshape: the shape of %r would change from %s to %s; pass '
-                                 'partial_shaping=True to allow it' % (name, given.get(name), shape))
-            if np.prod(shape) > np.prod(arr.shape) and not allow_up_sizing:
-                raise ShapeError('reshape: %r grows from %s to %s; pass allow_up_sizing=True'
-                                 % (name, arr.shape, shape))
-            new_args.append(zeros(shape, arr.context, arr.dtype))
-            new_grads.append(None if grad is None else zeros(shape, grad.context, grad.dtype))
-        new_aux = [a if tuple(s) == a.shape else zeros(s, a.context, a.dtype)
-                   for s, a in zip(aux_shapes, self.aux_arrays)]
-        reqs = dict(zip(self._arg_names, self._grad_req))
-        grads = {n: g for n, g in zip(self._arg_names, new_grads) if g is not None}
-        return Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux, self._group2ctx)
+                raise ShapeError('reshape: the shape of %r, which was not given, would change from %s '
+                                 'to %s; pass partial_shaping=True to allow it' % (name, arr.shape, shape))
+            if np.prod(shape) > arr.size:
+                if not allow_up_sizing:
+                    raise ShapeError('reshape: %r grows from %s to %s; pass allow_up_sizing=True to '
+                                     'allocate new memory' % (name, arr.shape, shape))
+                return zeros(shape, arr.context, arr.dtype)
+            return _view(arr, shape)
+
+        new_args = [resized(n, a, s) for n, a, s in zip(self._arg_names, self.arg_arrays, arg_shapes)]
+        new_grads = [resized(n, g, s) for n, g, s in zip(self._arg_names, self._grads, arg_shapes)]
+        new_aux = [resized(n, a, s) for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
+        return Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_req, new_aux,
+                        self._group2ctx)
 
     def memory_report(self):
         """The memory plan of this executor in bytes (see executor.plan.memory_plan)."""
         shapes, dtypes = self._slot_shapes()
         report = memory_plan(self._plan, shapes, dtypes)
         report['arguments'] = sum(a._data.nbytes for a in self.arg_arrays)
-        report['gradients'] = sum(g._data.nbytes for g in self.grad_arrays if g is not None)
+        report['gradients'] = sum(g._data.nbytes for g in self._grads if g is not None)
         report['aux_states'] = sum(a._data.nbytes for a in self.aux_arrays)
         return report
 
@@ -390,57 +455,80 @@ def _mb(nbytes):
 
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
-                shared_arg_names=None, shared_exec=None, shapes=None):
-    """Allocate zero arrays for every argument, gradient and aux state, then bind.
+                shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None):
+    """Infer every shape from the given input shapes, allocate all arrays, and bind.
 
-    Shapes come from inference seeded with ``shapes``; dtypes from
-    ``type_dict`` and the variables' ``__dtype__`` (float32 otherwise).  With
-    ``group2ctx``, each variable is allocated on its ``__ctx_group__``'s device.
-    With ``shared_exec``, arrays named in ``shared_arg_names`` whose shapes match
-    are taken from that executor instead of allocated (Module uses this).
+    Shapes come from inference seeded with ``shapes`` (names the symbol lacks are ignored, as
+    in MXNet).  dtypes: without ``type_dict`` every argument is float32 unless its Variable
+    declares a dtype; with one, only those dtypes are given and the rest must follow by
+    inference.  With ``group2ctx`` each array lives on its ``__ctx_group__``'s device.
+
+    Sharing with ``shared_exec`` happens, as in MXNet, only when ``shared_buffer`` (a dict) is
+    passed too -- that is how Module calls it: arguments in ``shared_arg_names`` (parameters)
+    and every auxiliary state are taken from ``shared_exec``; every other array (data, labels,
+    their gradients under the key ``'grad of <name>'``) is a view on the start of the buffer's
+    array of that name when that is large enough, or new memory recorded in the buffer.
     """
     if not isinstance(ctx, Context):
         raise BindError('simple_bind: ctx must be one Context, got %r; to spread a batch over '
                         'several devices use mx.mod.Module(context=[...])' % (ctx,))
-    shapes = dict(shapes or {})
-    arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
     arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
+    inputs = set(arg_names + aux_names)
+    shapes = {k: v for k, v in (shapes or {}).items() if k in inputs}
+    arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
     missing = [n for n, s in zip(arg_names + aux_names, arg_shapes + aux_shapes) if not shape_is_known(s)]
     if missing:
         raise ShapeError('simple_bind: cannot infer the shapes of %s from %s; give their shapes '
                          '(or the shapes they are deduced from) as keyword arguments' % (missing, shapes))
-    types = {n: np.float32 for n in arg_names}
     attrs = symbol.attr_dict()
-    for n in arg_names:
-        if '__dtype__' in attrs.get(n, {}):
-            types.pop(n)
-    types.update(type_dict or {})
-    arg_types, _, aux_types = symbol.infer_type(**{k: v for k, v in types.items() if k in arg_names})
-    if arg_types is None:
-        raise MXNetError('simple_bind: cannot infer all dtypes from %s' % types)
+    if type_dict is None:
+        types = {n: np.float32 for n in arg_names if '__dtype__' not in attrs.get(n, {})}
+    else:
+        types = {k: v for k, v in type_dict.items() if k in inputs}
+    arg_types, _, aux_types = symbol.infer_type_partial(**types)
+    missing = [n for n, t in zip(arg_names + aux_names, arg_types + aux_types) if t is None]
+    if missing:
+        raise TypeInferError('simple_bind: cannot infer the dtypes of %s from %s; add them to '
+                             'type_dict' % (missing, types))
+    _check_groups(topo_order(symbol._outputs), group2ctx)
 
     def place(name):
         group = attrs.get(name, {}).get('__ctx_group__')
         return (group2ctx or {}).get(group, ctx) if group is not None else ctx
 
+    sharing = shared_exec is not None and shared_buffer is not None
+    shared_names = set(shared_arg_names or ()) if sharing else set()
+
+    def from_exec(table, name, shape, dtype):
+        """shared_exec's array of that name if it fits exactly, else new memory."""
+        old = table.get(name)
+        if old is not None and old.shape == tuple(shape) and old.dtype == dtype:
+            return old
+        return zeros(shape, place(name), dtype)
+
+    def from_buffer(key, name, shape, dtype):
+        if shared_buffer is None:
+            return zeros(shape, place(name), dtype)
+        old = shared_buffer.get(key)
+        if (old is not None and old.size >= np.prod(shape) and old.dtype == dtype
+                and old.context == place(name)):
+            return _view(old, shape)
+        shared_buffer[key] = zeros(shape, place(name), dtype)
+        return shared_buffer[key]
+
     reqs = _grad_reqs(grad_req, arg_names)
-    shared = {}
-    if shared_exec is not None:
-        names = shared_arg_names if shared_arg_names is not None else arg_names
-        shared = {n: (shared_exec.arg_dict.get(n), shared_exec.grad_dict.get(n)) for n in names}
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
-        arr, grad = shared.get(name, (None, None))
-        if arr is None or arr.shape != tuple(shape):
-            arr = zeros(shape, place(name), dtype)
-            grad = None
-        args.append(arr)
-        if req != 'null':
-            grads[name] = grad if grad is not None else zeros(shape, place(name), dtype)
-    aux = [zeros(s, place(n), t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
-    if shared_exec is not None:
-        for k, name in enumerate(aux_names):
-            old = shared_exec.aux_dict.get(name)
-            if old is not None and old.shape == aux[k].shape:
-                aux[k] = old
+        if name in shared_names:
+            args.append(from_exec(shared_exec.arg_dict, name, shape, dtype))
+            if req != 'null':
+                grads[name] = from_exec(shared_exec.grad_dict, name, shape, dtype)
+        else:
+            args.append(from_buffer(name, name, shape, dtype))
+            if req != 'null':
+                grads[name] = from_buffer('grad of ' + name, name, shape, dtype)
+    if sharing:
+        aux = [from_exec(shared_exec.aux_dict, n, s, t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
+    else:
+        aux = [zeros(s, place(n), t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)

@@ -9,8 +9,9 @@ reverse.  The plan also decides:
   the executor's context) and which inputs must be copied across devices;
 * which steps lie on a path to an argument that wants a gradient (backward
   skips the rest);
-* when each intermediate slot is last read, so an inference forward can drop
-  it right there (the memory plan: peak memory is the live set, not the sum).
+* when each intermediate slot is last read, so the forward of an executor that
+  will never run backward (no gradient wanted) can drop it right there (the
+  memory plan: peak memory is the live set, not the sum).
 """
 
 import numpy as np

@@ -1,5 +1,7 @@
 """``mx.sym``: build graphs.  Every registered operator is a function here."""
 
+import types
+
 from .symbol import Symbol, Variable, var, Group, invoke  # noqa: F401
 from .naming import NameManager, Prefix  # noqa: F401
 from .attribute import AttrScope  # noqa: F401
@@ -26,9 +28,13 @@ def operator_doc(op):
     return '\n'.join(lines)
 
 
+# MXNet keeps its underscore operators (_plus_scalar, _Plus, ...) in mx.sym._internal
+_internal = types.ModuleType(__name__ + '._internal', 'Internal operators, as mx.sym._internal.<name>.')
 for _name in _ops.list_operators():
     if _name.isidentifier() and _name not in globals():
         globals()[_name] = _make_function(_name)
+        if _name.startswith('_'):
+            setattr(_internal, _name, globals()[_name])
 del _name
 
 fromjson = load_json

@@ -9,7 +9,7 @@ force_mirroring, mirror_stage, profiler_scope.
 
 import threading
 
-from ..base import MXNetError
+from ..base import ParamError
 
 __all__ = ['AttrScope', 'HIDDEN_KEYS', 'normalize_key']
 
@@ -28,7 +28,7 @@ class AttrScope:
     def __init__(self, **kwargs):
         for key, value in kwargs.items():
             if not isinstance(value, str):
-                raise MXNetError('AttrScope: attribute %r must be a string, got %r' % (key, value))
+                raise ParamError('AttrScope: attribute %r must be a string, got %r' % (key, value))
         self._attr = kwargs
         self._old = None
 

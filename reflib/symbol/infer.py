@@ -40,6 +40,15 @@ def _given(sym, args, kwargs, what):
     return given
 
 
+def _fmt(value):
+    """A shape as (2,3), a dtype by name, None as unknown."""
+    if value is None:
+        return 'unknown'
+    if isinstance(value, tuple):
+        return '(%s)' % ','.join(str(d) for d in value)
+    return np.dtype(value).name
+
+
 def _differs(new, old):
     # not `new != old`: numpy reads None as float64, so dtype('float64') != None is False
     if new is None or old is None:
@@ -60,8 +69,12 @@ def _run(nodes, entry, node_rule, merge, kind):
             try:
                 new_in, new_out, new_aux = node_rule(node, ins, outs, auxs)
             except MXNetError as err:
-                raise type(err)('%s inference failed in operator %r (%s): %s'
-                                % (kind, node.name, node.op.name, err)) from None
+                # the operator's own rule may not know which input is at fault: list them all
+                known = ', '.join('%s=%s:%s' % (in_name, child.output_name(i), _fmt(value))
+                                  for in_name, (child, i), value
+                                  in zip(node.input_names(), node.inputs, ins + auxs))
+                raise type(err)('%s inference failed in operator %r (%s): %s [inputs: %s]'
+                                % (kind, node.name, node.op.name, err, known)) from None
             names = node.input_names()
             for (child, i), value, in_name in zip(node.inputs, list(new_in) + list(new_aux), names):
                 key = (id(child), i)
@@ -88,15 +101,12 @@ def infer_graph_shapes(outputs, given):
     entry = {}
     for node in nodes:
         if node.op is None:
+            # a shape given by the caller wins over the one declared with Variable(shape=...), as in MXNet
             shape = given.get(node.name)
             if shape is None and '__shape__' in node.attrs:
                 shape = ast.literal_eval(node.attrs['__shape__'])
             if shape is not None:
                 entry[(id(node), 0)] = merge_shape(None, tuple(shape), 'variable %r' % node.name)
-            if node.name in given and '__shape__' in node.attrs:
-                declared = ast.literal_eval(node.attrs['__shape__'])
-                merge_shape(tuple(declared), tuple(given[node.name]),
-                            'variable %r (declared shape vs given shape)' % node.name)
 
     def rule(node, ins, outs, auxs):
         return node.op.infer_shape(node.params, ins, outs, auxs)
@@ -119,10 +129,13 @@ def infer_shape(sym, args, kwargs, partial):
         def fill(shapes):
             return [tuple(s) if s is not None else () for s in shapes]
         return fill(arg_shapes), fill(out_shapes), fill(aux_shapes)
-    unknown = [n.name for n, s in zip(arg_nodes + aux_nodes, arg_shapes + aux_shapes) if not shape_is_known(s)]
+    unknown = ['%s: %s' % (n.name, tuple(s) if s is not None else ())
+               for n, s in zip(arg_nodes + aux_nodes, arg_shapes + aux_shapes) if not shape_is_known(s)]
     if unknown or not all(shape_is_known(s) for s in out_shapes):
-        warnings.warn('infer_shape: cannot infer the shapes of %s from the given shapes %s; '
-                      'returning (None, None, None)' % (unknown, given), stacklevel=3)
+        # MXNet warns and returns three Nones here rather than raising; infer_shape_partial shows what is known
+        warnings.warn('infer_shape: cannot decide the shapes of these inputs (0 means an unknown '
+                      'dimension); give them, or shapes they follow from: %s. Returning (None, None, None)'
+                      % ', '.join(unknown), stacklevel=3)
         return None, None, None
     return arg_shapes, out_shapes, aux_shapes
 
@@ -157,7 +170,7 @@ def infer_type(sym, args, kwargs, partial):
     out_types = types([(id(n), i) for n, i in sym._outputs])
     if not partial and any(t is None for t in arg_types + aux_types + out_types):
         unknown = [n.name for n, t in zip(arg_nodes + aux_nodes, arg_types + aux_types) if t is None]
-        warnings.warn('infer_type: cannot infer the types of %s; returning (None, None, None)' % unknown,
-                      stacklevel=3)
+        warnings.warn('infer_type: cannot decide the dtypes of %s; give them (or dtypes they follow '
+                      'from). Returning (None, None, None)' % unknown, stacklevel=3)
         return None, None, None
     return arg_types, out_types, aux_types

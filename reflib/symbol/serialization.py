@@ -30,11 +30,23 @@ def to_json(sym):
     nodes = topo_order(sym._outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
     out_nodes, row_ptr = [], [0]
+    # The third field of an input is the variable's *version*: an operator that updates a
+    # variable in place (an auxiliary state, e.g. BatchNorm's moving mean) bumps it, and every
+    # later reader of that variable records the bumped number.  Graph order is build order here.
+    version = {}
     for node in nodes:
         entry = {'op': 'null' if node.op is None else node.op.name, 'name': node.name}
         if node.attrs:
             entry['attrs'] = dict(node.attrs)
-        entry['inputs'] = [[index[id(c)], i, 0] for c, i in node.inputs]
+        inputs = []
+        for k, (child, i) in enumerate(node.inputs):
+            v = 0
+            if child.op is None:
+                if k >= node.num_args():  # mutated input
+                    version[id(child)] = version.get(id(child), 0) + 1
+                v = version.get(id(child), 0)
+            inputs.append([index[id(child)], i, v])
+        entry['inputs'] = inputs
         out_nodes.append(entry)
         row_ptr.append(row_ptr[-1] + node.num_outputs())
     graph = {

@@ -27,6 +27,22 @@ from .naming import NameManager
 __all__ = ['Symbol', 'Variable', 'var', 'Group', 'invoke']
 
 
+def _parse(op, node_name, attrs):
+    """The operator's parsed parameters from a node's attributes (other keys are not parameters)."""
+    try:
+        return op.parse_params({k: v for k, v in attrs.items() if k in op.params})
+    except ParamError as err:
+        raise ParamError('operator %r: %s' % (node_name, err)) from None
+
+
+def _check_param_names(op, node_name, attrs):
+    """Plain (non ``__hidden__``) keys must be parameters of the operator, as MXNet checks."""
+    for key in attrs:
+        if key not in op.params and not (key.startswith('__') and key.endswith('__')):
+            raise ParamError('%s %r: unknown parameter %r; known parameters: %s'
+                             % (op.name, node_name, key, ', '.join(sorted(op.params)) or '(none)'))
+
+
 class Node:
     """One vertex of the graph: a variable (``op is None``) or an operator application."""
     __slots__ = ('op', 'name', 'attrs', 'params', 'inputs')
@@ -36,13 +52,7 @@ class Node:
         self.name = name
         self.attrs = dict(attrs or {})
         self.inputs = list(inputs)  # [(Node, output index)]
-        self.params = None
-        if op is not None:
-            raw = {k: v for k, v in self.attrs.items() if k in op.params}
-            try:
-                self.params = op.parse_params(raw)
-            except ParamError as err:
-                raise ParamError('operator %r: %s' % (name, err)) from None
+        self.params = None if op is None else _parse(op, name, self.attrs)
 
     @property
     def is_variable(self):
@@ -167,7 +177,11 @@ class Symbol:
             index = matches[0]
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
-        if not -len(self._outputs) <= index < len(self._outputs):
+        if not isinstance(index, (int, np.integer)):
+            raise TypeError('Symbol index must be an int, a slice or an output name, got %r' % (index,))
+        if index < 0:  # MXNet refuses negative indices (they would wrap around in C as huge unsigned ints)
+            raise MXNetError('Symbol index %d: only nonnegative output indices are accepted' % index)
+        if index >= len(self._outputs):
             raise IndexError('output index %d out of range for %d outputs' % (index, len(self._outputs)))
         return Symbol([self._outputs[index]])
 
@@ -186,20 +200,27 @@ class Symbol:
         return Symbol(children) if children else None
 
     # ------------------------------------------------------------ attributes
+    def _single_node(self):
+        """The node behind every output, or None when the outputs come from several nodes (a group)."""
+        nodes = {id(n): n for n, _ in self._outputs}
+        return next(iter(nodes.values())) if len(nodes) == 1 else None
+
     def attr(self, key):
-        """One attribute of a single-node symbol (hidden keys like lr_mult found too)."""
-        if len(self._outputs) != 1:
-            raise MXNetError('attr() needs a single-output symbol; this one has %d outputs' % len(self._outputs))
-        attrs = self._outputs[0][0].attrs
-        if key in attrs:
-            return attrs[key]
-        return attrs.get(normalize_key(key))
+        """One attribute of this symbol's node (``lr_mult`` finds ``__lr_mult__`` too); None if absent.
+
+        A group of several nodes has no attributes of its own, so the answer is None, as in MXNet.
+        """
+        node = self._single_node()
+        if node is None:
+            return None
+        if key in node.attrs:
+            return node.attrs[key]
+        return node.attrs.get(normalize_key(key))
 
     def list_attr(self, recursive=False):
+        """The attributes of this symbol's (first) node, hidden keys also under their plain names."""
         if recursive:
             raise DeprecationWarning('list_attr(recursive=True) is gone in MXNet 1.x; use attr_dict()')
-        if len(self._outputs) != 1:
-            return {}
         return _with_aliases(self._outputs[0][0].attrs)
 
     def attr_dict(self):
@@ -211,15 +232,21 @@ class Symbol:
         return out
 
     def _set_attr(self, **kwargs):
+        """Set string attributes on this symbol's node; an operator parameter is re-parsed."""
+        node = self._single_node()
+        if node is None:
+            raise MXNetError('_set_attr only works on a symbol with a single node, not on a group of %d'
+                             % len(self._outputs))
         for key, value in kwargs.items():
             if not isinstance(value, str):
-                raise MXNetError('attribute %r must be a string, got %r' % (key, value))
-            for node, _ in self._outputs:
-                key_n = normalize_key(key)
-                node.attrs[key_n] = value
-                if node.op is not None and key_n in node.op.params:
-                    node.params = node.op.parse_params(
-                        {k: v for k, v in node.attrs.items() if k in node.op.params})
+                raise ParamError('_set_attr: attribute %r must be a string, got %r' % (key, value))
+        attrs = dict(node.attrs)
+        attrs.update({normalize_key(k): v for k, v in kwargs.items()})
+        if node.op is not None:
+            # the whole attribute set is checked again, so an unknown plain key is an error here too
+            _check_param_names(node.op, node.name, attrs)
+            node.params = _parse(node.op, node.name, attrs)
+        node.attrs = attrs
 
     # ------------------------------------------------------------- inference
     def infer_shape(self, *args, **kwargs):
@@ -256,7 +283,8 @@ class Symbol:
         """Infer every shape from the given input shapes, allocate all arrays, and bind."""
         from ..executor import simple_bind
         return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
-                           shared_arg_names=shared_arg_names, shared_exec=shared_exec, shapes=kwargs)
+                           shared_arg_names=shared_arg_names, shared_exec=shared_exec,
+                           shared_buffer=shared_buffer, shapes=kwargs)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None,
              group2ctx=None, shared_exec=None):
@@ -272,22 +300,20 @@ class Symbol:
 
     # ------------------------------------------------------------- composing
     def __call__(self, *args, **kwargs):
-        """A copy of the graph with variables replaced by other symbols (``net(data=x)``)."""
+        """A copy of the graph with variables replaced by other symbols (``net(data=x)``).
+
+        Only keywords work: MXNet 1.x composes a built graph by input name, never by position.
+        """
         name = kwargs.pop('name', None)
-        if args and kwargs:
-            raise TypeError('compose takes positional or keyword symbols, not both')
-        args_vars = self._variables()[0]
         if args:
-            if len(args) > len(args_vars):
-                raise TypeError('compose got %d symbols for %d arguments' % (len(args), len(args_vars)))
-            kwargs = {node.name: sym for node, sym in zip(args_vars, args)}
-        known = set(self.list_inputs())
+            raise BindError('compose: a built symbol is composed by keyword (net(data=other)), got %d '
+                            'positional symbols; inputs are %s' % (len(args), self.list_inputs()))
+        known = self.list_inputs()
         for key, sym in kwargs.items():
             if key not in known:
-                raise BindError('compose: %r is not an input of this symbol; inputs are %s'
-                                % (key, sorted(known)))
+                raise BindError('compose: %r is not an input of this symbol; inputs are %s' % (key, known))
             if not isinstance(sym, Symbol) or len(sym) != 1:
-                raise TypeError('compose: %r must be a single-output Symbol' % key)
+                raise BindError('compose: %r must be a single-output Symbol, got %r' % (key, sym))
         out = Symbol(copy_graph(self._outputs, kwargs))
         if name and len(out) == 1 and out._outputs[0][0].op is not None:
             out._outputs[0][0].name = name
@@ -311,19 +337,21 @@ class Symbol:
             return invoke(scalar_name, self, scalar=other)
         raise TypeError('unsupported operand type %s for Symbol arithmetic' % type(other).__name__)
 
-    def __add__(self, o): return self._binary(o, 'elemwise_add', '_plus_scalar')
-    def __radd__(self, o): return self._binary(o, 'elemwise_add', '_plus_scalar', True)
-    def __sub__(self, o): return self._binary(o, 'elemwise_sub', '_minus_scalar')
-    def __rsub__(self, o): return self._binary(o, 'elemwise_sub', '_rminus_scalar', True)
-    def __mul__(self, o): return self._binary(o, 'elemwise_mul', '_mul_scalar')
-    def __rmul__(self, o): return self._binary(o, 'elemwise_mul', '_mul_scalar', True)
-    def __truediv__(self, o): return self._binary(o, 'elemwise_div', '_div_scalar')
-    def __rtruediv__(self, o): return self._binary(o, 'elemwise_div', '_rdiv_scalar', True)
-    def __pow__(self, o): return self._binary(o, '_power', '_power_scalar')
-    def __rpow__(self, o): return self._binary(o, '_power', '_rpower_scalar', True)
+    # Each overload calls the operator under the internal name MXNet's Python front end uses, because
+    # that name (lower-cased) is the automatic node name: a + b -> _plus0, a * 2 -> _mulscalar0.
+    def __add__(self, o): return self._binary(o, '_Plus', '_PlusScalar')
+    def __radd__(self, o): return self._binary(o, '_Plus', '_PlusScalar', True)
+    def __sub__(self, o): return self._binary(o, '_Minus', '_MinusScalar')
+    def __rsub__(self, o): return self._binary(o, '_Minus', '_RMinusScalar', True)
+    def __mul__(self, o): return self._binary(o, '_Mul', '_MulScalar')
+    def __rmul__(self, o): return self._binary(o, '_Mul', '_MulScalar', True)
+    def __truediv__(self, o): return self._binary(o, '_Div', '_DivScalar')
+    def __rtruediv__(self, o): return self._binary(o, '_Div', '_RDivScalar', True)
+    def __pow__(self, o): return self._binary(o, '_Power', '_PowerScalar')
+    def __rpow__(self, o): return self._binary(o, '_Power', '_rpower_scalar', True)
 
     def __neg__(self):
-        return invoke('_mul_scalar', self, scalar=-1.0)
+        return invoke('_MulScalar', self, scalar=-1.0)
 
     def __hash__(self):
         return id(self)
@@ -399,7 +427,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         raise TypeError('Variable name must be a string, got %r' % (name,))
     attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
     if shape is not None:
-        attrs['__shape__'] = str(tuple(shape))
+        attrs['__shape__'] = str(shape)  # as given: MXNet writes [2, 3] for a list
     if lr_mult is not None:
         attrs['__lr_mult__'] = str(lr_mult)
     if wd_mult is not None:
@@ -408,8 +436,11 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         attrs['__dtype__'] = str(_dtype_flag(dtype))
     if init is not None:
         attrs['__init__'] = init if isinstance(init, str) else init.dumps()
-    if stype is not None and stype != 'default':
-        raise ParamError('Variable %r: only dense (stype="default") storage is supported, got %r' % (name, stype))
+    if stype is not None:
+        if stype != 'default':
+            raise ParamError('Variable %r: only dense (stype="default") storage is supported, got %r'
+                             % (name, stype))
+        attrs['__storage_type__'] = '0'  # MXNet's id of the default storage type
     for key, value in kwargs.items():
         if not (key.startswith('__') and key.endswith('__')):
             raise ParamError('Variable %r: attribute %r is not supported; extra attributes must '
@@ -462,14 +493,12 @@ def invoke(op_name, *args, **kwargs):
         raw[op.key_var_num_args] = str(len(args))
 
     scope_attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
-    for key in scope_attrs:
-        if key not in op.params and not (key.startswith('__') and key.endswith('__')):
-            raise ParamError('%s: attribute %r is neither a parameter of the operator nor a '
-                             '__hidden__ attribute' % (op.name, key))
-    hint = getattr(op, 'hint', None) or op.name.lower()
-    node_name = NameManager.current().get(name, hint)
     attrs = dict(raw)
     attrs.update(scope_attrs)
+    _check_param_names(op, name or op_name, attrs)
+    # MXNet's hint is the name the op was *called* by, lower-cased: mx.sym.elemwise_add -> elemwise_add0,
+    # a + b (which calls _Plus) -> _plus0, 2 ** a (which calls _rpower_scalar) -> _rpower_scalar0
+    node_name = NameManager.current().get(name, op_name.lower())
     node = Node(op, node_name, attrs)
 
     input_names = node.input_names()
