@@ -1,0 +1,409 @@
+"""Tests of reflib/optimizer.py and reflib/lr_scheduler.py.
+
+The numbers come from MXNet 1.9.1 itself, stored in golden/optimizer.npz by
+golden/gen_optimizer.py (MXNet is not needed here):
+
+1. every optimizer, several settings each, five steps: weights, states,
+   gradients and learning rate after every step;
+2. lr_mult / wd_mult from a symbol's attributes, from param_idx2name and from
+   set_lr_mult / set_wd_mult;
+3. Updater.get_states / set_states: MXNet-written bytes restored into reflib,
+   and reflib's own round trip, continue exactly as MXNet continues;
+4. every scheduler's learning rate over a sequence of num_update values;
+
+plus the behaviour around them: in-place updates, errors, registry.
+"""
+
+import json
+import os
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import reflib as mx
+from reflib.base import MXNetError
+from reflib.optimizer import OptimizerError
+
+GOLDEN = np.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden', 'optimizer.npz'))
+PARAM_NAMES = {0: 'fc_weight', 1: 'fc_bias'}
+STEPS = 5
+
+
+def meta(key):
+    return json.loads(str(GOLDEN[key]))
+
+
+def init_weights(dtype):
+    return [mx.nd.array(GOLDEN['init/%d' % p], dtype=dtype) for p in range(2)]
+
+
+def grads_at(step, dtype):
+    return [mx.nd.array(GOLDEN['grads/%d/%d' % (step, p)], dtype=dtype) for p in range(2)]
+
+
+def make_sched(spec):
+    return None if spec is None else getattr(mx.lr_scheduler, spec[0])(**spec[1])
+
+
+def state_layout(state):
+    """Same encoding as the generator: T[...] tuple, L[...] list, N None, A array."""
+    if state is None:
+        return 'N', []
+    if isinstance(state, mx.nd.NDArray):
+        return 'A', [state]
+    parts = [state_layout(s) for s in state]
+    tag = 'T' if isinstance(state, tuple) else 'L'
+    return tag + '[' + ','.join(p[0] for p in parts) + ']', [a for p in parts for a in p[1]]
+
+
+def assert_golden(actual, expected, what):
+    """Bit-exact is what reflib achieves; float32 tolerance is the promise."""
+    actual = actual.asnumpy() if isinstance(actual, mx.nd.NDArray) else actual
+    assert actual.dtype == expected.dtype, '%s: dtype %s, MXNet has %s' % (what, actual.dtype, expected.dtype)
+    tol = 1e-3 if expected.dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol / 10, err_msg=what)
+
+
+# ------------------------------------------------------------------ 1. update formulas
+OPT_CASES = json.loads(str(GOLDEN['index/opt_cases']))
+
+
+def build_optimizer(m):
+    kwargs = dict(m['kwargs'])
+    if m['idx2name']:
+        kwargs['param_idx2name'] = dict(PARAM_NAMES)
+    if m['sched'] is not None:
+        kwargs['lr_scheduler'] = make_sched(m['sched'])
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', UserWarning)   # lr overrides scheduler; float16 advice
+        return mx.optimizer.create(m['opt'], **kwargs)
+
+
+@pytest.mark.parametrize('name', OPT_CASES)
+def test_update_matches_mxnet(name):
+    m = meta(name + '/meta')
+    opt = build_optimizer(m)
+    updater = mx.optimizer.get_updater(opt)
+    weights = init_weights(m['dtype'])
+    buffers = [w._data for w in weights]
+    states = {}
+    for k in range(STEPS):
+        grads = grads_at(k, m['dtype'])
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', UserWarning)
+            if m['mode'] == 'updater':
+                for p in range(2):
+                    updater(p, grads[p], weights[p])
+                states = updater.states
+            elif m['mode'] == 'updater_list':
+                updater([0, 1], grads, weights)
+                states = updater.states
+            else:
+                for p in range(2):
+                    if p not in states:
+                        states[p] = opt.create_state_multi_precision(p, weights[p])
+                    opt.update_multi_precision(p, weights[p], grads[p], states[p])
+        assert opt.learning_rate == pytest.approx(GOLDEN[name + '/lr'][k], rel=1e-12, abs=1e-15)
+        for p in range(2):
+            # in place: the very same buffer holds the new weight
+            assert weights[p]._data is buffers[p]
+            assert_golden(weights[p], GOLDEN['%s/w%d' % (name, p)][k], '%s step %d weight %d' % (name, k, p))
+            assert_golden(grads[p], GOLDEN['%s/g%d' % (name, p)][k], '%s step %d grad %d' % (name, k, p))
+            tag, arrays = state_layout(states[p])
+            assert tag == m['layout'][p], '%s: state structure %s, MXNet has %s' % (name, tag, m['layout'][p])
+            for j, arr in enumerate(arrays):
+                assert arr.context == weights[p].context
+                assert_golden(arr, GOLDEN['%s/s%d_%d' % (name, p, j)][k],
+                              '%s step %d state %d.%d' % (name, k, p, j))
+
+
+def test_states_are_updated_in_place():
+    opt = mx.optimizer.create('adam', learning_rate=0.1)
+    weight = mx.nd.ones((3,))
+    mean, var = state = opt.create_state(0, weight)
+    mean_buf = mean._data
+    opt.update(0, weight, mx.nd.ones((3,)), state)
+    assert mean._data is mean_buf and float(mean.asnumpy()[0]) == pytest.approx(0.1)
+    assert float(var.asnumpy()[0]) == pytest.approx(0.001, rel=1e-4)   # 1 - float32(0.999)
+
+
+def test_adadelta_scales_the_callers_gradient_like_mxnet():
+    opt = mx.optimizer.create('adadelta', rescale_grad=0.5)
+    grad = mx.nd.array([2.0, -4.0])
+    opt.update(0, mx.nd.ones((2,)), grad, opt.create_state(0, mx.nd.ones((2,))))
+    np.testing.assert_array_equal(grad.asnumpy(), [1.0, -2.0])
+
+
+def test_adagrad_does_not_touch_the_gradient():
+    opt = mx.optimizer.create('adagrad', rescale_grad=0.5, clip_gradient=0.1)
+    grad = mx.nd.array([2.0, -4.0])
+    opt.update(0, mx.nd.ones((2,)), grad, opt.create_state(0, mx.nd.ones((2,))))
+    np.testing.assert_array_equal(grad.asnumpy(), [2.0, -4.0])
+
+
+def test_sgd_without_momentum_has_no_state_and_float32_multi_precision_is_a_no_op():
+    sgd = mx.optimizer.create('sgd', multi_precision=True)
+    assert sgd.create_state_multi_precision(0, mx.nd.ones((2,))) is None
+    mom = mx.optimizer.create('sgd', momentum=0.9, multi_precision=True)
+    state = mom.create_state_multi_precision(0, mx.nd.ones((2,)))
+    assert isinstance(state, mx.nd.NDArray) and state.dtype == np.float32
+
+
+def test_float16_multi_precision_keeps_a_float32_master():
+    opt = mx.optimizer.create('sgd', learning_rate=1e-4, multi_precision=True)
+    weight = mx.nd.ones((4,), dtype='float16')
+    mom, master = state = opt.create_state_multi_precision(0, weight)
+    assert mom is None and master.dtype == np.float32
+    for _ in range(10):
+        opt.update_multi_precision(0, weight, mx.nd.ones((4,), dtype='float16'), state)
+    # 10 steps of 1e-4 are lost in float16 one at a time but not in the master copy
+    assert master.asnumpy()[0] == pytest.approx(1 - 1e-3, rel=1e-5)
+    assert weight.dtype == np.float16
+    assert weight.asnumpy()[0] == np.float16(master.asnumpy()[0])
+
+
+def test_float16_without_multi_precision_warns():
+    opt = mx.optimizer.create('sgd', momentum=0.9)
+    with pytest.warns(UserWarning, match='multi_precision'):
+        opt.create_state_multi_precision(0, mx.nd.ones((2,), dtype='float16'))
+
+
+# ------------------------------------------------------------------ 2. lr_mult / wd_mult
+def multiplier_net():
+    data = mx.sym.Variable('data')
+    w = mx.sym.Variable('fc1_weight', lr_mult=2.0)
+    b = mx.sym.Variable('fc1_bias', wd_mult=0.5)
+    net = mx.sym.FullyConnected(data, weight=w, bias=b, num_hidden=3, name='fc1')
+    net = mx.sym.BatchNorm(net, name='bn1')
+    with mx.AttrScope(lr_mult='0.1'):
+        net = mx.sym.FullyConnected(net, num_hidden=2, name='fc2')
+    return net
+
+
+@pytest.mark.parametrize('label', ['sym_idx2name', 'sym_only', 'idx2name_only'])
+def test_multipliers_match_mxnet(label):
+    net = multiplier_net()
+    names = json.loads(str(GOLDEN['multipliers/names']))
+    assert net.list_arguments() == names
+    expected = json.loads(str(GOLDEN['multipliers/result']))[label]
+    kwargs = dict(learning_rate=0.1, wd=0.01)
+    if label.startswith('sym'):
+        kwargs['sym'] = net
+    if label != 'sym_only':
+        kwargs['param_idx2name'] = dict(enumerate(names))
+    opt = mx.optimizer.create('sgd', **kwargs)
+    idx = range(len(names))
+    np.testing.assert_allclose([[opt._get_lr(i), opt._get_wd(i)] for i in idx], expected['before'], rtol=1e-12)
+    np.testing.assert_allclose([[opt._get_lr(n), opt._get_wd(n)] for n in names], expected['by_name'], rtol=1e-12)
+    opt.set_lr_mult({'fc2_bias': 5.0, 0: 7.0})
+    opt.set_wd_mult({'bn1_beta': 3.0, 'fc1_weight': 2.0})
+    np.testing.assert_allclose([[opt._get_lr(i), opt._get_wd(i)] for i in idx], expected['after'], rtol=1e-12)
+    assert {str(k): v for k, v in opt.lr_mult.items()} == expected['lr_mult']
+    assert {str(k): v for k, v in opt.wd_mult.items()} == expected['wd_mult']
+
+
+def test_biases_get_no_weight_decay_only_with_idx2name():
+    names = {0: 'fc_weight', 1: 'fc_bias', 2: 'bn_gamma', 3: 'bn_beta', 4: 'data'}
+    opt = mx.optimizer.create('sgd', wd=0.1, param_idx2name=names)
+    assert [opt._get_wd(i) for i in range(5)] == [0.1, 0.0, 0.1, 0.0, 0.0]
+    plain = mx.optimizer.create('sgd', wd=0.1)
+    assert [plain._get_wd(i) for i in range(5)] == [0.1] * 5
+
+
+def test_multipliers_change_the_update():
+    net = multiplier_net()
+    names = net.list_arguments()
+    opt = mx.optimizer.create('sgd', learning_rate=1.0, sym=net, param_idx2name=dict(enumerate(names)))
+    weight = mx.nd.zeros((2,))
+    opt.update(names.index('fc1_weight'), weight, mx.nd.ones((2,)), None)
+    np.testing.assert_allclose(weight.asnumpy(), [-2.0, -2.0])   # lr_mult 2
+
+
+def test_param_idx2name_must_be_a_dict():
+    with pytest.raises(MXNetError, match='param_idx2name'):
+        mx.optimizer.create('sgd', param_idx2name=['fc_weight'])
+
+
+# ------------------------------------------------------------------ 3. get_states / set_states
+RESTORE_CASES = json.loads(str(GOLDEN['index/restore_cases']))
+
+
+def restore_optimizer(m):
+    kwargs = dict(m['kwargs'])
+    if 'lr_scheduler' in kwargs:
+        kwargs['lr_scheduler'] = make_sched(kwargs['lr_scheduler'])
+    return mx.optimizer.create(m['opt'], **kwargs)
+
+
+def continue_and_check(name, updater, weights):
+    for k in range(STEPS, STEPS + 2):
+        for p, g in enumerate(grads_at(k, 'float32')):
+            updater(p, g, weights[p])
+        for p in range(2):
+            assert_golden(weights[p], GOLDEN['%s/after%d/w%d' % (name, k, p)], '%s step %d' % (name, k))
+
+
+@pytest.mark.parametrize('name', RESTORE_CASES)
+def test_set_states_reads_mxnet_bytes(name):
+    m = meta(name + '/meta')
+    updater = mx.optimizer.get_updater(restore_optimizer(m))
+    updater.set_states(GOLDEN[name + '/blob'].tobytes())
+    if m['dump']:
+        assert type(updater.optimizer).__name__.lower() == m['opt']
+    weights = [mx.nd.array(GOLDEN['%s/w_before/%d' % (name, p)]) for p in range(2)]
+    continue_and_check(name, updater, weights)
+
+
+@pytest.mark.parametrize('name', RESTORE_CASES)
+def test_get_states_round_trip_continues_like_mxnet(name):
+    m = meta(name + '/meta')
+    updater = mx.optimizer.get_updater(restore_optimizer(m))
+    weights = init_weights('float32')
+    for k in range(STEPS):
+        for p, g in enumerate(grads_at(k, 'float32')):
+            updater(p, g, weights[p])
+    blob = updater.get_states(dump_optimizer=m['dump'])
+    assert b'reflib.ndarray' not in blob            # states are stored as numpy arrays
+    fresh = mx.optimizer.get_updater(restore_optimizer(m))
+    fresh.set_states(blob)
+    continue_and_check(name, fresh, weights)
+
+
+def test_get_states_is_plain_pickle_of_numpy():
+    updater = mx.optimizer.get_updater(mx.optimizer.create('rmsprop', centered=True))
+    updater(3, mx.nd.ones((2,)), mx.nd.ones((2,)))
+    states = pickle.loads(updater.get_states())
+    assert list(states) == [3]
+    assert isinstance(states[3], tuple) and all(isinstance(s, np.ndarray) for s in states[3])
+    restored, opt = pickle.loads(updater.get_states(dump_optimizer=True))
+    assert isinstance(opt, mx.optimizer.RMSProp) and opt.centered
+
+
+def test_set_states_moves_states_to_the_weights_context():
+    opt = mx.optimizer.create('sgd', momentum=0.9)
+    updater = mx.optimizer.get_updater(opt)
+    updater(0, mx.nd.ones((2,)), mx.nd.ones((2,)))
+    fresh = mx.optimizer.get_updater(opt)
+    fresh.set_states(updater.get_states())
+    assert fresh.states_synced == {0: False}
+    weight = mx.nd.ones((2,), ctx=mx.cpu(1))
+    fresh(0, mx.nd.ones((2,), ctx=mx.cpu(1)), weight)
+    assert fresh.states[0].context == mx.cpu(1)
+    assert fresh.states_synced == {0: True}
+
+
+def test_set_states_rejects_garbage():
+    updater = mx.optimizer.get_updater(mx.optimizer.create('sgd'))
+    with pytest.raises(OptimizerError, match='bytes'):
+        updater.set_states({0: None})
+    with pytest.raises(OptimizerError, match='dict'):
+        updater.set_states(pickle.dumps([1, 2, 3]))
+
+
+def test_updater_decodes_bytes_indices_and_counts_per_index():
+    opt = mx.optimizer.create('adam')
+    updater = mx.optimizer.get_updater(opt)
+    updater(b'fc_weight', mx.nd.ones((2,)), mx.nd.ones((2,)))
+    updater('fc_weight', mx.nd.ones((2,)), mx.nd.ones((2,)))
+    updater('fc_bias', mx.nd.ones((2,)), mx.nd.ones((2,)))
+    assert sorted(updater.states) == ['fc_bias', 'fc_weight']
+    assert opt._index_update_count == {'fc_weight': 2, 'fc_bias': 1}
+    assert opt.num_update == 2
+
+
+# ------------------------------------------------------------------ 4. schedulers
+SCHED_CASES = json.loads(str(GOLDEN['index/sched_cases']))
+
+
+@pytest.mark.parametrize('name', SCHED_CASES)
+def test_scheduler_matches_mxnet(name):
+    m = meta(name + '/meta')
+    sched = getattr(mx.lr_scheduler, m['cls'])(**m['kwargs'])
+    lrs = [sched(int(n)) for n in GOLDEN[name + '/seq']]
+    np.testing.assert_allclose(lrs, GOLDEN[name + '/lr'], rtol=1e-12, atol=1e-15)
+
+
+def test_optimizer_overrides_scheduler_base_lr():
+    sched = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=1.0)
+    with pytest.warns(UserWarning, match='learning_rate'):
+        opt = mx.optimizer.create('sgd', learning_rate=0.1, lr_scheduler=sched)
+    assert sched.base_lr == 0.1 and opt.learning_rate == 0.1
+    quiet = mx.optimizer.create('sgd', lr_scheduler=mx.lr_scheduler.FactorScheduler(step=2, base_lr=0.3))
+    assert quiet.lr is None and quiet.learning_rate == 0.3
+
+
+def test_set_learning_rate():
+    opt = mx.optimizer.create('sgd', learning_rate=0.1)
+    opt.set_learning_rate(0.5)
+    assert opt.learning_rate == 0.5
+    assert mx.optimizer.create('sgd').learning_rate == 0.01
+    scheduled = mx.optimizer.create('sgd', lr_scheduler=mx.lr_scheduler.FactorScheduler(step=2))
+    with pytest.raises(UserWarning, match='lr_scheduler'):          # what MXNet raises
+        scheduled.set_learning_rate(0.5)
+    with pytest.raises(MXNetError):
+        scheduled.set_learning_rate(0.5)
+
+
+@pytest.mark.parametrize('make, match', [
+    (lambda: mx.lr_scheduler.FactorScheduler(step=0), 'step'),
+    (lambda: mx.lr_scheduler.FactorScheduler(step=2, factor=1.5), 'factor'),
+    (lambda: mx.lr_scheduler.MultiFactorScheduler(step=[5, 3]), 'increase'),
+    (lambda: mx.lr_scheduler.MultiFactorScheduler(step=[0, 3]), 'at least 1'),
+    (lambda: mx.lr_scheduler.PolyScheduler(max_update=0), 'max_update'),
+    (lambda: mx.lr_scheduler.CosineScheduler(max_update=10, warmup_mode='cubic'), 'warmup_mode'),
+    (lambda: mx.lr_scheduler.LRScheduler(base_lr=0.1, warmup_begin_lr=0.2), 'warmup_begin_lr'),
+])
+def test_scheduler_argument_errors(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_base_scheduler_is_abstract():
+    with pytest.raises(NotImplementedError):
+        mx.lr_scheduler.LRScheduler()(3)
+
+
+# ------------------------------------------------------------------ registry and errors
+def test_create_is_case_insensitive_and_aliases_exist():
+    assert isinstance(mx.optimizer.create('SgD'), mx.optimizer.SGD)
+    assert isinstance(mx.opt.create('RMSProp', centered=True), mx.optimizer.RMSProp)
+    assert mx.optimizer.Optimizer.create_optimizer('adagrad').float_stable_eps == 1e-7
+    for name in ('sgd', 'nag', 'adam', 'adagrad', 'rmsprop', 'adadelta'):
+        assert name in mx.optimizer.Optimizer.opt_registry
+
+
+def test_unknown_optimizer_error_names_it_and_lists_known_ones():
+    with pytest.raises(OptimizerError, match=r"unknown optimizer 'sgdd'.*adam.*sgd") as info:
+        mx.optimizer.create('sgdd')
+    assert isinstance(info.value, ValueError)      # MXNet raises ValueError
+    with pytest.raises(MXNetError, match="'Ftrl' exists in MXNet 1.9.1 but is not implemented in reflib"):
+        mx.optimizer.create('Ftrl')
+    with pytest.raises(OptimizerError, match='name'):
+        mx.optimizer.create(mx.optimizer.SGD())
+
+
+def test_register_a_custom_optimizer():
+    @mx.optimizer.register
+    class HalfStep(mx.optimizer.Optimizer):
+        def update(self, index, weight, grad, state):
+            self._update_count(index)
+            weight[:] = weight - 0.5 * self._get_lr(index) * grad
+
+    try:
+        opt = mx.optimizer.create('halfstep', learning_rate=1.0)
+        updater = mx.optimizer.get_updater(opt)
+        weight = mx.nd.ones((2,))
+        updater(0, mx.nd.ones((2,)), weight)
+        np.testing.assert_allclose(weight.asnumpy(), [0.5, 0.5])
+        with pytest.warns(UserWarning, match='replaces'):
+            mx.optimizer.register(HalfStep)
+    finally:
+        mx.optimizer.Optimizer.opt_registry.pop('halfstep', None)
+
+
+def test_update_rejects_mismatched_shapes():
+    opt = mx.optimizer.create('sgd')
+    with pytest.raises(OptimizerError, match=r'shape \(3,\).*\(2,\)'):
+        opt.update(0, mx.nd.ones((3,)), mx.nd.ones((2,)), None)
