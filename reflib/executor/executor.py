@@ -290,12 +290,12 @@ class Executor:
             if req == 'null':
                 continue
             g = grads.get(slot)
+            if g is None:
+                # no gradient reaches this argument (a loss head's label): MXNet leaves the array as is
+                continue
             if req == 'write':
-                if g is None:
-                    garr._data[...] = 0
-                else:
-                    garr._data[...] = g
-            elif g is not None:
+                garr._data[...] = g
+            else:
                 garr._data += g
 
     def _monitor_grads(self, step, ins, in_grads):
