@@ -22,5 +22,8 @@ from . import io
 from . import model
 from . import visualization
 from . import visualization as viz
+from . import lr_scheduler
+from . import optimizer
+from . import optimizer as opt
 
 __version__ = '0.1.0'
