@@ -1,0 +1,107 @@
+# reflib: build the book, run every test.
+#
+#   make book   executes the chapters in place, then builds the HTML book into _build/html
+#   make test   unit tests (tests/) + every chapter under nbval, strict mode
+#   make lab    opens the chapters in JupyterLab (installed on first use)
+#
+# All three first make sure of the same set-up, which is idempotent and quick once done:
+# a venv in .venv with requirements.txt installed (redone only when requirements.txt or
+# pyproject.toml changes: the stamp file below records the last install) and graphviz's
+# `dot` on PATH (installed with apt-get only when it is missing).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.requirements.stamp
+LAB_STAMP := $(VENV)/.lab.stamp
+
+# pytest workers: 2 matches the 2-core CI machine (notebooks are spread one file per worker)
+JOBS ?= 2
+# extra pytest arguments, e.g. `make test PYTEST_ARGS='-k ndarray -x'`
+PYTEST_ARGS ?=
+# seconds one notebook cell may run before it counts as hung
+CELL_TIMEOUT ?= 600
+
+CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
+
+# apt-get must never prompt (CI has no stdin); use sudo only when not root and it exists
+APT := $(if $(filter 0,$(shell id -u)),,$(shell command -v sudo)) env DEBIAN_FRONTEND=noninteractive apt-get
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: help setup venv dot book test lab clean
+
+help:
+	@echo 'make book   execute the chapters and build the HTML book into _build/html'
+	@echo 'make test   unit tests + every chapter notebook under nbval'
+	@echo 'make lab    open the chapters in JupyterLab'
+	@echo 'make clean  remove the built book and caches (keeps .venv)'
+
+setup: venv dot
+
+venv: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements.txt
+	touch $@
+
+dot:
+	@if command -v dot >/dev/null 2>&1; then :; else \
+	  echo "graphviz's dot is missing: installing it with apt-get"; \
+	  $(APT) update && $(APT) install -y --no-install-recommends graphviz; \
+	  command -v dot >/dev/null 2>&1 || { echo "apt-get installed graphviz, but dot is not on PATH" >&2; exit 1; }; \
+	fi
+
+# The book shows the outputs stored in the notebooks (execute_notebooks: 'off' in _config.yml).
+# Executing in place first means the stored outputs, the book and `git diff` always agree:
+# the chapters are deterministic (seeded), so on a clean tree this leaves no diff at all.
+# nbclient runs each notebook in its own directory with the venv's python3 kernel, records no
+# per-cell timestamps, and merges each cell's stdout (and stderr) into one output, so that
+# neither the clock nor how the kernel happened to flush its streams shows up as a change.
+# (Merging moves a cell's later prints up to its first one; nbval compares them merged too.)
+define EXECUTE_IN_PLACE
+import sys
+from pathlib import Path
+import nbformat
+from nbclient import NotebookClient
+timeout, paths = int(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
+for path in paths:
+    print('executing', path, flush=True)
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, kernel_name='python3', timeout=timeout, record_timing=False,
+                   coalesce_streams=True, resources={'metadata': {'path': str(path.parent)}}
+                   ).execute()
+    nbformat.write(nb, path)
+endef
+export EXECUTE_IN_PLACE
+
+book: setup
+	$(BIN)/python -c "$$EXECUTE_IN_PLACE" $(CELL_TIMEOUT) $(CHAPTERS)
+	$(BIN)/jupyter-book build --warningiserror --keep-going .
+	@echo "book: $(CURDIR)/_build/html/index.html"
+
+test: setup
+	$(BIN)/pytest tests chapters \
+	  --nbval --nbval-current-env --nbval-cell-timeout=$(CELL_TIMEOUT) \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	  $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile) \
+	  $(PYTEST_ARGS)
+
+$(LAB_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -e '.[lab]'
+	touch $@
+
+# extra JupyterLab arguments, e.g. `make lab LAB_ARGS='--no-browser --port 8890'`
+LAB_ARGS ?=
+lab: setup $(LAB_STAMP)
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) chapters
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
