@@ -508,3 +508,24 @@ def test_eval():
     a = mx.sym.Variable('a')
     out = (a * 2).eval(ctx=mx.cpu(), a=mx.nd.array([1, 2]))
     np.testing.assert_array_equal(out[0].asnumpy(), [2, 4])
+
+
+def test_untagged_operators_run_where_their_first_input_lives():
+    # MXNet 1.9.1 (checked): with group2ctx, an operator outside every ctx_group inherits the
+    # device of its first input; outputs [b, c, d, b+d] land on cpu(1), cpu(0), cpu(2), cpu(1)
+    x = mx.sym.Variable('x')
+    with mx.AttrScope(ctx_group='g1'):
+        a = mx.sym.tanh(x, name='a')
+    b, c = mx.sym.relu(a, name='b'), mx.sym.exp(x, name='c')
+    with mx.AttrScope(ctx_group='g2'):
+        d = mx.sym.sqrt(c, name='d')
+    exe = mx.sym.Group([b, c, d, b + d]).simple_bind(
+        mx.cpu(0), group2ctx={'g1': mx.cpu(1), 'g2': mx.cpu(2)}, x=(2,))
+    assert [o.context for o in exe.outputs] == [mx.cpu(1), mx.cpu(0), mx.cpu(2), mx.cpu(1)]
+
+
+def test_a_group_mapped_to_a_list_of_contexts_is_a_clear_error():
+    with mx.AttrScope(ctx_group='g1'):
+        y = mx.sym.tanh(mx.sym.Variable('x'))
+    with pytest.raises(BindError, match="exactly one Context"):
+        y.simple_bind(mx.cpu(0), group2ctx={'g1': [mx.cpu(1), mx.cpu(2)]}, x=(2,))

@@ -70,6 +70,10 @@ def _grad_reqs(grad_req, names):
 
 def _check_groups(nodes, group2ctx):
     """With a group2ctx map, every ctx_group used in the graph must be in it (MXNet refuses to guess)."""
+    for group, ctx in (group2ctx or {}).items():
+        if not isinstance(ctx, Context):
+            raise BindError('bind: group2ctx maps ctx_group %r to %r; each group needs exactly one '
+                            'Context (to spread a batch over devices, use mx.mod.Module)' % (group, ctx))
     if not group2ctx:
         return
     for node in nodes:

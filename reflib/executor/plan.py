@@ -64,11 +64,17 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
             slot_ctx.append(var_ctx[node.name])
             slot_name.append(node.name)
             continue
-        group = node.ctx_group()
-        ctx = group2ctx.get(group, default_ctx) if group is not None else default_ctx
         nin = node.num_args()
         ins = [slot_of[(id(c), i)] for c, i in node.inputs[:nin]]
         auxs = [slot_of[(id(c), i)] for c, i in node.inputs[nin:]]
+        group = node.ctx_group()
+        if group is not None and group in group2ctx:
+            ctx = group2ctx[group]
+        elif group2ctx and ins:
+            # MXNet's device placement: an untagged operator runs where its first input lives
+            ctx = slot_ctx[ins[0]]
+        else:
+            ctx = default_ctx
         outs = []
         for i in range(node.num_outputs()):
             slot_of[(id(node), i)] = len(slot_ctx)
