@@ -19,7 +19,7 @@ from . import ndarray as nd
 from . import symbol as sym
 from .context import cpu
 
-__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params']
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'split_params']
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 
@@ -40,9 +40,13 @@ def load_params(prefix, epoch):
     fname = '%s-%04d.params' % (prefix, epoch)
     if not os.path.exists(fname):
         raise MXNetError('load_params: no parameter file %s (prefix %r, epoch %d)' % (fname, prefix, epoch))
-    loaded = nd.load(fname)
+    return split_params(nd.load(fname), fname)
+
+
+def split_params(loaded, fname):
+    """``{'arg:w': a, 'aux:m': b}`` -> ``({'w': a}, {'m': b})``; anything else is not a checkpoint."""
     if not isinstance(loaded, dict):
-        raise MXNetError('load_params: %s holds a list of arrays, a checkpoint holds a dict' % fname)
+        raise MXNetError('%s holds a list of arrays, a checkpoint holds a dict' % fname)
     arg_params, aux_params = {}, {}
     for key, value in loaded.items():
         kind, _, name = key.partition(':')
@@ -51,8 +55,7 @@ def load_params(prefix, epoch):
         elif kind == 'aux':
             aux_params[name] = value
         else:
-            raise MXNetError('load_params: %s is not a checkpoint (key %r has no arg:/aux: prefix)'
-                             % (fname, key))
+            raise MXNetError('%s is not a checkpoint: key %r has no arg:/aux: prefix' % (fname, key))
     return arg_params, aux_params
 
 

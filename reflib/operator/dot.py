@@ -30,13 +30,10 @@ transposed: (B.., M, K) x (B.., K, N) -> (B.., M, N).
 """
 
 from .registry import Operator, Param, register, merge_shape
+from .registry import format_shape as _fmt
 from ..base import ShapeError
 
 _STYPES = ('csr', 'default', 'row_sparse')
-
-
-def _fmt(shape):
-    return 'unknown' if shape is None else '(%s)' % ','.join(str(d) for d in shape)
 
 
 def _merge_dim(a, b, why):

@@ -29,20 +29,10 @@ outputs.  SoftmaxOutput's and MakeLoss's divisors depend on ``normalization``
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
+from .registry import prod as _prod, format_shape as _fmt
 from ..base import ShapeError
 
 _NORMALIZATION = ('null', 'batch', 'valid')
-
-
-def _prod(dims):
-    out = 1
-    for d in dims:
-        out *= d
-    return out
-
-
-def _fmt(shape):
-    return 'unknown' if shape is None else '(%s)' % ','.join(str(d) for d in shape)
 
 
 def _scalar(value, like):

@@ -9,14 +9,8 @@ import math
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape, merge_dtype
+from .registry import prod as _prod, format_shape as _fmt_shape
 from ..base import ShapeError, ParamError
-
-
-def _prod(dims):
-    out = 1
-    for d in dims:
-        out *= d
-    return out
 
 
 @register
@@ -139,10 +133,6 @@ def _erf(xp, x):
         return erf(x)
     except ImportError:  # scipy is optional: fall back to the (slow) scalar version
         return np.vectorize(math.erf, otypes=[x.dtype])(x)
-
-
-def _fmt_shape(shape):
-    return '(%s)' % ','.join(str(d) for d in shape) if shape is not None else 'unknown'
 
 
 def _lowest(dtype):

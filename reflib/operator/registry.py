@@ -24,7 +24,7 @@ import numpy as np
 from ..base import ParamError, ShapeError, TypeInferError
 
 __all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
-           'Params', 'shape_is_known', 'merge_shape', 'merge_dtype']
+           'Params', 'shape_is_known', 'merge_shape', 'merge_dtype', 'format_shape', 'prod']
 
 _REGISTRY = {}
 
@@ -162,8 +162,20 @@ def merge_dtype(old, new, where):
     return old
 
 
-def _fmt(shape):
+def format_shape(shape):
+    """``(2,3)`` for error messages; ``unknown`` for None."""
     return '(%s)' % ','.join(str(d) for d in shape) if shape is not None else 'unknown'
+
+
+_fmt = format_shape
+
+
+def prod(dims):
+    """Product of a shape's dims (1 for ``()``), in Python ints: no overflow, no numpy scalar."""
+    out = 1
+    for d in dims:
+        out *= d
+    return out
 
 
 class Operator:

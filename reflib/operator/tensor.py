@@ -26,19 +26,13 @@ Every computation goes through ``env.xp`` so the same code runs on numpy
 """
 
 from .registry import Operator, Param, register, merge_shape, shape_is_known
+from .registry import prod as _prod
 from ..base import ParamError, ShapeError
 
 __all__ = ['reshape_target']
 
 
 # ---------------------------------------------------------------- helpers
-def _prod(dims):
-    out = 1
-    for d in dims:
-        out *= d
-    return out
-
-
 def _fmt(shape):
     """``(2,3,4)``, ``(5,)``: a shape without spaces; unknown dims show as 0."""
     if shape is None:
