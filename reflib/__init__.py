@@ -9,6 +9,8 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import random
 from . import ndarray
 from . import ndarray as nd
+from . import kvstore
+from . import kvstore as kv
 from . import operator
 from . import symbol
 from . import symbol as sym
@@ -20,6 +22,8 @@ from .executor import Executor
 from . import test_utils
 from . import io
 from . import model
+from . import monitor
+from .monitor import Monitor
 from . import visualization
 from . import visualization as viz
 from . import lr_scheduler

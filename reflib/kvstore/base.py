@@ -1,0 +1,77 @@
+"""What every KVStore offers, whatever moves the numbers: ``KVStoreBase``.
+
+A key-value store holds one array per *key* (a parameter's name or index).
+Workers ``push`` gradients to a key and ``pull`` the current value back.  The
+local store (``kvstore.py``) does this inside one process, for several devices;
+a distributed store (``dist.py``, later) does it across processes.  Both
+subclass ``KVStoreBase`` so that Module can use either through the same
+methods, and custom stores can be added with ``KVStoreBase.register``.
+"""
+
+from ..base import MXNetError
+
+__all__ = ['KVStoreBase', 'KVStoreError']
+
+
+class KVStoreError(MXNetError, ValueError):
+    """A KVStore was misused: an unknown or uninitialised key, a shape that does not fit, ..."""
+
+
+class KVStoreBase:
+    """The interface of a key-value store (local, device or distributed).
+
+    ``pushpull`` and ``broadcast`` are the two calls a data-parallel trainer
+    needs; ``set_optimizer`` moves the optimizer step into the store.
+    ``is_capable`` lets a caller ask whether a store can do that.
+    """
+
+    # capabilities a store may have (see is_capable)
+    OPTIMIZER = 'optimizer'
+
+    # lower-cased class name -> class; ``create`` looks here before the built-in stores
+    kv_registry = {}
+
+    def broadcast(self, key, value, out, priority=0):
+        """Initialise ``key`` with ``value`` and copy it into every array of ``out``."""
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Sum ``value`` (over devices, and workers) into ``key`` and copy the result to ``out``."""
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        """Run ``optimizer`` inside the store: a push then updates the stored weight."""
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+    def is_capable(self, capability):
+        """Whether this store can do ``capability`` (``KVStoreBase.OPTIMIZER``: run the update)."""
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        """The store's name, as given to ``create`` (lower-cased)."""
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        """This worker's number among ``num_workers`` (0 for a local store)."""
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        """How many worker processes share the store (1 for a local store)."""
+        raise NotImplementedError()
+
+    @staticmethod
+    def register(klass):
+        """Class decorator: ``create(klass.__name__.lower())`` then returns ``klass()``."""
+        if not isinstance(klass, type) or not issubclass(klass, KVStoreBase):
+            raise KVStoreError('KVStoreBase.register expects a subclass of KVStoreBase, got %r' % (klass,))
+        KVStoreBase.kv_registry[klass.__name__.lower()] = klass
+        return klass
