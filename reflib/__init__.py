@@ -22,8 +22,14 @@ from .executor import Executor
 from . import test_utils
 from . import io
 from . import model
+from . import initializer
+from . import initializer as init
+from . import metric
+from . import callback
 from . import monitor
 from .monitor import Monitor
+from . import module
+from . import module as mod
 from . import visualization
 from . import visualization as viz
 from . import lr_scheduler

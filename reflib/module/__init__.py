@@ -1,0 +1,5 @@
+"""``mx.mod``: modules, the high-level training interface."""
+
+from .base_module import BaseModule, ModuleStateError  # noqa: F401
+from .module import Module  # noqa: F401
+from .executor_group import DataParallelExecutorGroup  # noqa: F401

@@ -1,0 +1,277 @@
+"""BaseModule: the training loop, written once against an abstract interface.
+
+A module moves through four states, each a flag, each unlocking more calls::
+
+    created --bind()--> binded --init_params()--> params_initialized
+            --init_optimizer()--> optimizer_initialized
+
+``fit`` walks the whole path and then loops over epochs of
+forward/backward/update/update_metric.  ``score``, ``predict`` and
+``iter_predict`` need only the first two steps.  Everything here calls the
+abstract methods (``bind``, ``forward``, ``update``, ...) that ``Module``
+implements; a call made too early raises a ModuleStateError saying which
+step is missing.
+"""
+
+import logging
+import time
+
+import numpy as np
+
+from ..base import MXNetError
+from .. import ndarray as nd
+from .. import metric as _metric
+from ..context import cpu
+from ..io import DataBatch, DataDesc, DataIter
+from ..model import BatchEndParam, split_params
+from ..initializer import Uniform
+
+__all__ = ['BaseModule', 'ModuleStateError']
+
+
+class ModuleStateError(MXNetError, RuntimeError):
+    """A Module method was called before the step it depends on (bind, init_params, ...)."""
+
+
+def _as_list(obj):
+    return obj if isinstance(obj, (list, tuple)) else [obj]
+
+
+def _check_input_names(symbol, names, typename, throw):
+    """Every name in ``names`` must be an argument of ``symbol`` (labels only warn, as in MXNet)."""
+    args = symbol.list_arguments()
+    for name in names:
+        if name in args:
+            continue
+        candidates = [arg for arg in args if not arg.endswith(('_weight', '_bias', '_gamma', '_beta'))]
+        msg = ('Module(%s_names=%s): %r is not an argument of the symbol; its inputs are %s'
+               % (typename, list(names), name, candidates))
+        if throw:
+            raise MXNetError(msg)
+        logging.warning(msg)
+
+
+def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
+    """DataDesc lists from (name, shape) pairs, checked against the module's input names."""
+    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes]
+    _check_names_match(data_names, data_shapes, 'data', True)
+    if label_shapes is not None:
+        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in label_shapes]
+        _check_names_match(label_names, label_shapes, 'label', False)
+    else:
+        _check_names_match(label_names, [], 'label', False)
+    return data_shapes, label_shapes
+
+
+def _check_names_match(names, shapes, what, throw):
+    actual = [x.name for x in shapes]
+    if sorted(names) != sorted(actual):
+        msg = ("the %s given (%s) do not match the module's %s_names %s" % (what, actual, what, list(names)))
+        if throw:
+            raise MXNetError(msg)
+        logging.warning(msg)
+
+
+class BaseModule:
+    """Abstract module: subclasses provide bind/init_params/forward/backward/update/..."""
+
+    def __init__(self, logger=logging):
+        self.logger = logger
+        self.binded = False
+        self.for_training = False
+        self.inputs_need_grad = False
+        self.params_initialized = False
+        self.optimizer_initialized = False
+        self._symbol = None
+        self._total_exec_bytes = 0
+
+    # ------------------------------------------------------------- guarding
+    def _require(self, action, binded=True, params=False, optimizer=False):
+        if binded and not self.binded:
+            raise ModuleStateError('%s: call bind() first' % action)
+        if params and not self.params_initialized:
+            raise ModuleStateError('%s: call init_params() (or set_params) first' % action)
+        if optimizer and not self.optimizer_initialized:
+            raise ModuleStateError('%s: call init_optimizer() first' % action)
+
+    # ------------------------------------------------------- high-level API
+    def forward_backward(self, data_batch):
+        """One training step's computation: forward in training mode, then backward."""
+        self.forward(data_batch, is_train=True)
+        self.backward()
+
+    def score(self, eval_data, eval_metric, num_batch=None, batch_end_callback=None,
+              score_end_callback=None, reset=True, epoch=0, sparse_row_id_fn=None):
+        """Run inference over ``eval_data`` and return ``eval_metric``'s (name, value) pairs.
+
+        Like MXNet, padded samples of a last, padded batch are fed to the metric too.
+        """
+        self._require('score', params=True)
+        if reset:
+            eval_data.reset()
+        if not isinstance(eval_metric, _metric.EvalMetric):
+            eval_metric = _metric.create(eval_metric)
+        eval_metric.reset()
+        actual_num_batch = 0
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            self.update_metric(eval_metric, eval_batch.label)
+            if batch_end_callback is not None:
+                params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals())
+                for callback in _as_list(batch_end_callback):
+                    callback(params)
+            actual_num_batch += 1
+        if score_end_callback:
+            params = BatchEndParam(epoch=epoch, nbatch=actual_num_batch, eval_metric=eval_metric,
+                                   locals=locals())
+            for callback in _as_list(score_end_callback):
+                callback(params)
+        return eval_metric.get_name_value()
+
+    def iter_predict(self, eval_data, num_batch=None, reset=True, sparse_row_id_fn=None):
+        """Yield (outputs without padding, batch index, batch) for each batch."""
+        self._require('iter_predict', params=True)
+        if reset:
+            eval_data.reset()
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            pad = eval_batch.pad or 0
+            outputs = [out[0:out.shape[0] - pad] for out in self.get_outputs()]
+            yield outputs, nbatch, eval_batch
+
+    def predict(self, eval_data, num_batch=None, merge_batches=True, reset=True,
+                always_output_list=False, sparse_row_id_fn=None):
+        """Outputs for every sample of ``eval_data`` (padding removed), merged across batches."""
+        self._require('predict', params=True)
+        if isinstance(eval_data, (nd.NDArray, np.ndarray)):
+            if isinstance(eval_data, np.ndarray):
+                eval_data = nd.array(eval_data)
+            self.forward(DataBatch([eval_data]))
+            return self.get_outputs()[0]
+        if not isinstance(eval_data, DataIter):
+            raise MXNetError('predict: eval_data must be an NDArray or a DataIter, got %s'
+                             % type(eval_data).__name__)
+        if reset:
+            eval_data.reset()
+        output_list = []
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            pad = eval_batch.pad or 0
+            output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
+        if not output_list or not merge_batches:
+            return output_list
+        num_outputs = len(output_list[0])
+        if any(len(outs) != num_outputs for outs in output_list):
+            raise MXNetError('predict: cannot merge batches with different numbers of outputs '
+                             '(bucketing?); pass merge_batches=False')
+        merged = [nd.concatenate([outs[i] for outs in output_list]) for i in range(num_outputs)]
+        if num_outputs == 1 and not always_output_list:
+            return merged[0]
+        return merged
+
+    def fit(self, train_data, eval_data=None, eval_metric='acc', epoch_end_callback=None,
+            batch_end_callback=None, kvstore='local', optimizer='sgd',
+            optimizer_params=(('learning_rate', 0.01),), eval_end_callback=None,
+            eval_batch_end_callback=None, initializer=Uniform(0.01), arg_params=None,
+            aux_params=None, allow_missing=False, force_rebind=False, force_init=False,
+            begin_epoch=0, num_epoch=None, validation_metric=None, monitor=None,
+            sparse_row_id_fn=None):
+        """Train: bind, init_params, init_optimizer, then ``num_epoch - begin_epoch`` epochs.
+
+        One batch is: forward_backward, update, update_metric (on this batch's
+        outputs and labels), and only then fetch the next batch, so the metric
+        always sees outputs computed before this step's update, on this batch.
+        At the end of an epoch the parameters are averaged over the devices and
+        written back to all of them (get_params + set_params), which keeps
+        BatchNorm's per-device moving statistics in agreement.
+        """
+        if num_epoch is None:
+            raise MXNetError('fit: please specify num_epoch')
+        self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
+                  for_training=True, force_rebind=force_rebind)
+        if monitor is not None:
+            self.install_monitor(monitor)
+        self.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init)
+        self.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params)
+        if validation_metric is None:
+            validation_metric = eval_metric
+        if not isinstance(eval_metric, _metric.EvalMetric):
+            eval_metric = _metric.create(eval_metric)
+
+        for epoch in range(begin_epoch, num_epoch):
+            tic = time.time()
+            eval_metric.reset()
+            nbatch = 0
+            data_iter = iter(train_data)
+            end_of_batch = False
+            next_data_batch = next(data_iter)
+            while not end_of_batch:
+                data_batch = next_data_batch
+                if monitor is not None:
+                    monitor.tic()
+                self.forward_backward(data_batch)
+                self.update()
+                self.update_metric(eval_metric, data_batch.label)
+                try:
+                    next_data_batch = next(data_iter)
+                    self.prepare(next_data_batch, sparse_row_id_fn=sparse_row_id_fn)
+                except StopIteration:
+                    end_of_batch = True
+                if monitor is not None:
+                    monitor.toc_print()
+                if end_of_batch:
+                    eval_name_vals = eval_metric.get_global_name_value()
+                if batch_end_callback is not None:
+                    params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
+                                           locals=locals())
+                    for callback in _as_list(batch_end_callback):
+                        callback(params)
+                nbatch += 1
+            for name, val in eval_name_vals:
+                self.logger.info('Epoch[%d] Train-%s=%f', epoch, name, val)
+            self.logger.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
+
+            arg_params, aux_params = self.get_params()
+            self.set_params(arg_params, aux_params)
+            if epoch_end_callback is not None:
+                for callback in _as_list(epoch_end_callback):
+                    callback(epoch, self.symbol, arg_params, aux_params)
+            if eval_data:
+                res = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,
+                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
+                for name, val in res:
+                    self.logger.info('Epoch[%d] Validation-%s=%f', epoch, name, val)
+            train_data.reset()
+
+    # ----------------------------------------------------------- parameters
+    def save_params(self, fname):
+        """Save ``arg:NAME`` / ``aux:NAME`` arrays in MXNet's .params format (atomically)."""
+        arg_params, aux_params = self.get_params()
+        save_dict = {('arg:%s' % k): v.as_in_context(cpu()) for k, v in arg_params.items()}
+        save_dict.update({('aux:%s' % k): v.as_in_context(cpu()) for k, v in aux_params.items()})
+        nd.save(fname, save_dict)
+
+    def load_params(self, fname):
+        """Set the parameters from a file written by save_params (or MXNet's)."""
+        self.set_params(*split_params(nd.load(fname), fname))
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Hook run on the next batch while the current one finishes (row-sparse pulls in MXNet)."""
+
+    @property
+    def symbol(self):
+        return self._symbol
+
+    # Subclasses implement the rest: data_names, output_names, data_shapes, label_shapes,
+    # output_shapes, get_params, init_params, set_params, bind, init_optimizer, forward,
+    # backward, update, get_outputs, get_input_grads, update_metric, install_monitor.
