@@ -876,3 +876,19 @@ def test_round_trip_property(tmp_path, data):
         assert_loaded(arr, x.copy(order="C"))
     # saving what was loaded reproduces the file byte for byte
     assert serialize.save_to_bytes(back) == path.read_bytes()
+
+
+def test_norm_function_and_method_match_mxnet():
+    # MXNet 1.9.1: nd.norm([[3,4],[6,8]]) = [11.18034]; axis=1 -> [5, 10]
+    a = mx.nd.array([[3, 4], [6, 8]])
+    np.testing.assert_allclose(mx.nd.norm(a).asnumpy(), [11.18034], rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.norm(a, axis=1).asnumpy(), [5, 10])
+    np.testing.assert_allclose(a.norm(ord=1).asnumpy(), [21])
+    assert mx.nd.norm(a).dtype == np.float32
+
+
+def test_nd_random_namespace_is_mx_random():
+    mx.random.seed(7)
+    first = mx.nd.random.uniform(shape=(3,)).asnumpy()
+    mx.random.seed(7)
+    np.testing.assert_array_equal(first, mx.random.uniform(shape=(3,)).asnumpy())

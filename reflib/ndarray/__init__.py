@@ -5,6 +5,7 @@ from .ndarray import NDArray  # noqa: F401
 from .serialize import save, load, load_frombuffer  # noqa: F401
 from . import op_functions as _op_functions
 from .. import operator as _ops
+from .. import random  # noqa: F401  (mx.nd.random.uniform, ... as in MXNet)
 
 for _name in _ops.list_operators():
     if _name.isidentifier() and _name not in globals():

@@ -22,7 +22,7 @@ from ..context import Context, current_context
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
-           'to_numpy', 'move']
+           'to_numpy', 'move', 'norm']
 
 
 def to_numpy(x):
@@ -223,8 +223,17 @@ class NDArray:
         with np.errstate(invalid='ignore'):
             return raw.astype(self._data.dtype, copy=False)
 
-    def norm(self):
-        return self._wrap(self.xp.sqrt((self._data.astype(np.float64) ** 2).sum()).astype(self._data.dtype).reshape(1))
+    def norm(self, ord=2, axis=None, keepdims=False):
+        """The L2 (``ord=2``) or L1 norm over ``axis`` (all axes by default), accumulated in float64."""
+        if ord not in (1, 2):
+            raise MXNetError('norm: ord must be 1 or 2, got %r' % (ord,))
+        wide = self._data.astype(np.float64)
+        axis = _axis(axis)
+        if ord == 1:
+            out = abs(wide).sum(axis=axis, keepdims=keepdims)
+        else:
+            out = self.xp.sqrt((wide * wide).sum(axis=axis, keepdims=keepdims))
+        return self._wrap(out.astype(self._data.dtype))
 
     def _wrap(self, raw):
         """NDArray around a fresh result; 0-d results become shape (1,) as in MXNet."""
@@ -546,6 +555,11 @@ def concatenate(arrays, axis=0, always_copy=True):
     if len(dtypes) > 1:
         raise TypeInferError('concatenate: arrays have different dtypes %s' % dtypes)
     return NDArray(ctx.xp.concatenate([a._data for a in arrays], axis=axis), ctx)
+
+
+def norm(data, ord=2, axis=None, keepdims=False):
+    """``mx.nd.norm``: see NDArray.norm."""
+    return data.norm(ord=ord, axis=axis, keepdims=keepdims)
 
 
 def waitall():
