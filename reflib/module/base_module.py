@@ -15,6 +15,7 @@ step is missing.
 
 import logging
 import time
+import warnings
 
 import numpy as np
 
@@ -48,7 +49,9 @@ def _check_input_names(symbol, names, typename, throw):
                % (typename, list(names), name, candidates))
         if throw:
             raise MXNetError(msg)
-        logging.warning(msg)
+        # a UserWarning, as MXNet 1.9.1 issues it (warnings.warn, not logging): scripts and
+        # tests that filter or catch warnings see the same thing with either library
+        warnings.warn(msg, stacklevel=3)
 
 
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
@@ -69,7 +72,7 @@ def _check_names_match(names, shapes, what, throw):
         msg = ("the %s given (%s) do not match the module's %s_names %s" % (what, actual, what, list(names)))
         if throw:
             raise MXNetError(msg)
-        logging.warning(msg)
+        warnings.warn(msg, stacklevel=3)    # as MXNet 1.9.1 (see _check_input_names)
 
 
 class BaseModule:

@@ -161,7 +161,22 @@ class DataParallelExecutorGroup:
         return out
 
     def bind_exec(self, data_shapes, label_shapes, shared_group=None, reshape=False):
-        """Bind (or, with reshape, re-shape) one executor per context."""
+        """Bind (or, with reshape, re-shape) one executor per context.
+
+        All or nothing: if an executor cannot be bound for the new shapes, the group
+        keeps its previous slices, layouts and executors (so the module stays usable).
+        """
+        # (fix: decide_slices used to change batch_size/slices before a failing reshape,
+        # leaving the old executors paired with the new slices)
+        saved = {k: getattr(self, k, None) for k in ('batch_size', 'slices', 'data_layouts', 'label_layouts')}
+        try:
+            self._bind_exec(data_shapes, label_shapes, shared_group, reshape)
+        except BaseException:
+            for k, v in saved.items():
+                setattr(self, k, v)
+            raise
+
+    def _bind_exec(self, data_shapes, label_shapes, shared_group, reshape):
         data_shapes, label_shapes = _as_desc(data_shapes), _as_desc(label_shapes)
         self.data_layouts = self.decide_slices(data_shapes)
         self.label_layouts = ([DataDesc.get_batch_axis(d.layout) for d in label_shapes]
@@ -262,11 +277,11 @@ class DataParallelExecutorGroup:
     # ------------------------------------------------------------- computing
     def forward(self, data_batch, is_train=None):
         """Copy each device's slice of the batch into its executor, then run them all."""
-        _load(data_batch.data, self.data_arrays, self.data_layouts, 'data')
+        _load(data_batch.data, self.data_arrays, self.data_layouts, 'data', self.data_names)
         if is_train is None:
             is_train = self.for_training
         if self.label_arrays is not None and data_batch.label:
-            _load(data_batch.label, self.label_arrays, self.label_layouts, 'label')
+            _load(data_batch.label, self.label_arrays, self.label_layouts, 'label', self.label_names)
         for e in self.execs:
             e.forward(is_train=is_train)
 
@@ -325,17 +340,20 @@ class DataParallelExecutorGroup:
 
 
 
-def _load(sources, targets, layouts, what):
+def _load(sources, targets, layouts, what, names):
     """Copy the slice of every source array that belongs to each device into that device's array."""
     if len(sources) != len(targets):
-        raise MXNetError('the batch has %d %s arrays, the module was bound with %d'
-                         % (len(sources), what, len(targets)))
-    for src, dsts, axis in zip(sources, targets, layouts):
+        raise MXNetError('the batch has %d %s arrays, the module was bound with %d (%s)'
+                         % (len(sources), what, len(targets), list(names)))
+    for name, src, dsts, axis in zip(names, sources, targets, layouts):
         if isinstance(src, np.ndarray):
             src = nd.array(src)
-        for islice, dst in dsts:
+        for k, (islice, dst) in enumerate(dsts):
             piece = _slice_along(src, axis, islice) if axis >= 0 else src
             if piece.shape != dst.shape:
-                raise ShapeError('%s slice %s has shape %s but the executor expects %s'
-                                 % (what, islice, piece.shape, dst.shape))
+                # (fix: the message now names the input and the whole batch's shape)
+                raise ShapeError('%s %r: the batch holds an array of shape %s, whose samples %d:%d for '
+                                 'device %d have shape %s, but that executor was bound for %s'
+                                 % (what, name, src.shape, islice.start, islice.stop, k, piece.shape,
+                                    dst.shape))
             piece.copyto(dst)

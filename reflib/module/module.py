@@ -83,6 +83,7 @@ class Module(BaseModule):
         self._updater = None
         self._preload_opt_states = None
         self._grad_req = None
+        self._bound_label_names = []
         self._exec_group = None
         self._data_shapes = None
         self._label_shapes = None
@@ -97,11 +98,20 @@ class Module(BaseModule):
         mod._aux_params = auxs
         mod.params_initialized = True
         if load_optimizer_states:
-            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
+            states = '%s-%04d.states' % (prefix, epoch)
+            # (fix: fail here, naming the file, rather than with a bare FileNotFoundError at
+            # init_optimizer; MXNet 1.9.1 also fails then, only later)
+            if not os.path.isfile(states):
+                raise MXNetError('Module.load(%r, %d, load_optimizer_states=True): no optimizer state file %s'
+                                 % (prefix, epoch, states))
+            mod._preload_opt_states = states
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states`` (atomically)."""
+        # (fix: check the state first, so that a premature call writes nothing at all
+        # rather than a symbol file and then an error)
+        self._require('save_checkpoint', params=True, optimizer=save_optimizer_states)
         self._symbol.save('%s-symbol.json' % prefix)
         param_name = '%s-%04d.params' % (prefix, epoch)
         self.save_params(param_name)
@@ -215,6 +225,9 @@ class Module(BaseModule):
         self._grad_req = grad_req
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
+        # the labels bound for training: they stay needed after a re-bind without labels
+        self._bound_label_names = ([d.name for d in self._label_shapes]
+                                   if for_training and self._label_shapes else [])
         if self._label_shapes is not None:
             missing = [d.name for d in self._label_shapes if d.name not in self._symbol.list_arguments()]
             if missing:
@@ -236,7 +249,15 @@ class Module(BaseModule):
             self._arg_params = shared_module._arg_params
             self._aux_params = shared_module._aux_params
         elif self.params_initialized:
-            # parameters came from Module.load (or an earlier bind): copy them to the devices
+            # parameters came from Module.load (or an earlier bind): copy them to the devices.
+            # (fix: a checkpoint lacking a parameter used to bind silently and fail later with a
+            # KeyError in get_params/init_optimizer, as in MXNet; name the missing ones now)
+            missing = ([n for n in self._param_names if n not in self._arg_params]
+                       + [n for n in self._aux_names if n not in self._aux_params])
+            if missing:
+                self._exec_group = None
+                raise MXNetError('bind: the loaded parameters (Module.load / set_params) have no value '
+                                 'for %s; the symbol needs %s' % (missing, self._param_names + self._aux_names))
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             self._arg_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype)
@@ -256,9 +277,12 @@ class Module(BaseModule):
     def reshape(self, data_shapes, label_shapes=None):
         """New input shapes (e.g. a smaller last batch); parameters stay shared."""
         self._require('reshape')
-        self._data_shapes, self._label_shapes = _parse_data_desc(
+        data_shapes, label_shapes = _parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
-        self._exec_group.reshape(self._data_shapes, self._label_shapes)
+        # (fix: record the new shapes only once the executors accept them; a failed reshape
+        # used to leave data_shapes describing executors that were never made)
+        self._exec_group.reshape(data_shapes, label_shapes)
+        self._data_shapes, self._label_shapes = data_shapes, label_shapes
 
     # ------------------------------------------------------------ optimizer
     def init_optimizer(self, kvstore='local', optimizer='sgd',
@@ -334,11 +358,20 @@ class Module(BaseModule):
 
     def load_optimizer_states(self, fname):
         self._require('load_optimizer_states', params=True, optimizer=True)
-        if self._update_on_kvstore:
-            self._kvstore.load_optimizer_states(fname)
-        else:
-            with open(fname, 'rb') as f:
-                self._updater.set_states(f.read())
+        # (fix: a missing, truncated or foreign file used to surface as a bare OSError,
+        # EOFError or UnpicklingError from deep inside pickle)
+        try:
+            if self._update_on_kvstore:
+                self._kvstore.load_optimizer_states(fname)
+            else:
+                with open(fname, 'rb') as f:
+                    self._updater.set_states(f.read())
+        except MXNetError:
+            raise
+        except Exception as err:    # noqa: BLE001 -- whatever pickle raises on bad bytes
+            raise MXNetError('load_optimizer_states: cannot load optimizer states from %r (%s: %s); '
+                             'is it a .states file written by save_optimizer_states?'
+                             % (fname, type(err).__name__, err)) from err
 
     # ------------------------------------------------------------ computing
     def forward(self, data_batch, is_train=None):
@@ -347,7 +380,12 @@ class Module(BaseModule):
         self._check_batch(data_batch, is_train)
         current = tuple(d.shape for d in self._data_shapes)
         new = tuple(d.shape for d in data_batch.data)
-        if current != new:
+        # (fix) an unlabelled batch of another size re-binds without labels (label_shapes None);
+        # a labelled batch must then re-bind with them even at an unchanged data shape.  MXNet
+        # 1.9.1 skips that re-bind and silently computes with the stale label arrays.
+        labels_back = bool(self._label_shapes is None and self._bound_label_names
+                           and getattr(data_batch, 'label', None))
+        if current != new or labels_back:
             if getattr(data_batch, 'provide_data', None):
                 new_dshape = data_batch.provide_data
             else:
@@ -358,9 +396,25 @@ class Module(BaseModule):
             elif getattr(data_batch, 'label', None) and self._label_shapes:
                 new_lshape = [DataDesc(d.name, l.shape, d.dtype, d.layout)
                               for d, l in zip(self._label_shapes, data_batch.label)]
+            elif labels_back:
+                # (fix: MXNet fails here zipping label_shapes None)
+                new_lshape = [DataDesc(name, l.shape, l.dtype)
+                              for name, l in zip(self._bound_label_names, data_batch.label)]
             else:
                 new_lshape = None
-            self.reshape(new_dshape, new_lshape)
+            try:
+                self.reshape(new_dshape, new_lshape)
+            except MXNetError as err:
+                # (fix: say that forward re-binds for a batch of new shape, and which shapes;
+                # the error keeps its class, e.g. ShapeError)
+                msg = ('forward: the batch has data shapes %s, the module was bound for %s, and re-binding '
+                       'for the new shapes failed: %s' % ([(d.name, d.shape) for d in _descs(new_dshape)],
+                                                          [(d.name, d.shape) for d in self._data_shapes], err))
+                try:
+                    wrapped = type(err)(msg)
+                except TypeError:
+                    wrapped = MXNetError(msg)
+                raise wrapped from err
         self._exec_group.forward(data_batch, is_train)
 
     def _check_batch(self, data_batch, is_train):
@@ -375,10 +429,10 @@ class Module(BaseModule):
             raise MXNetError('forward: the batch has %d data arrays, the module expects %d (%s)'
                              % (len(data_batch.data), len(self._data_names), self._data_names))
         training = self.for_training if is_train is None else is_train
-        if training and self._label_shapes and not data_batch.label:
+        # (_bound_label_names, not _label_shapes: an unlabelled re-bind clears the latter)
+        if training and self._bound_label_names and not data_batch.label:
             raise MXNetError('forward: the module was bound for training with labels %s, but the batch has '
-                             'no label; pass is_train=False for inference'
-                             % [d.name for d in self._label_shapes])
+                             'no label; pass is_train=False for inference' % self._bound_label_names)
 
     def backward(self, out_grads=None):
         self._require('backward', params=True)
@@ -387,6 +441,10 @@ class Module(BaseModule):
     def update(self):
         """Apply one optimizer step: sum gradients over devices (KVStore), then update every copy."""
         self._require('update', params=True, optimizer=True)
+        if not self.for_training:
+            # (fix: was a TypeError on the missing gradient arrays)
+            raise ModuleStateError('update: the module was bound with for_training=False, so it has no '
+                                   'gradients; bind(..., for_training=True) to train')
         self._params_dirty = True
         group = self._exec_group
         if self._update_on_kvstore:
@@ -428,11 +486,16 @@ class Module(BaseModule):
         self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
+        self._require('update_metric')      # (fix: was an AttributeError on _exec_group None)
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         self._require('install_monitor')
         self._exec_group.install_monitor(mon)
+
+
+def _descs(shapes):
+    return [d if isinstance(d, DataDesc) else DataDesc(*d) for d in shapes]
 
 
 def _create_kvstore(kvstore, num_device, arg_params):
