@@ -800,7 +800,12 @@ class Updater:
 
         The arrays land on cpu(0) and move to each weight's context at its next update.
         """
-        loaded = _StatesUnpickler(states).load()
+        try:
+            loaded = _StatesUnpickler(states).load()
+        except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError,
+                TypeError, ValueError) as err:
+            raise OptimizerError('set_states: these bytes are not saved optimizer states (%s: %s)'
+                                 % (type(err).__name__, err)) from None
         if isinstance(loaded, tuple) and len(loaded) == 2:
             loaded, self.optimizer = loaded
             self.aggregate_updates = self.optimizer.aggregate_num > 0

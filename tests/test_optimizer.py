@@ -407,3 +407,19 @@ def test_update_rejects_mismatched_shapes():
     opt = mx.optimizer.create('sgd')
     with pytest.raises(OptimizerError, match=r'shape \(3,\).*\(2,\)'):
         opt.update(0, mx.nd.ones((3,)), mx.nd.ones((2,)), None)
+
+
+@pytest.mark.parametrize('junk', [b'', b'not a pickle', b'\x80\x04K\x01.'])
+def test_set_states_on_junk_bytes_is_a_clear_error(junk):
+    updater = mx.optimizer.get_updater(mx.optimizer.create('sgd'))
+    with pytest.raises(MXNetError, match='set_states'):
+        updater.set_states(junk)
+
+
+def test_kvstore_load_optimizer_states_names_the_bad_file(tmp_path):
+    kv = mx.kv.create('local')
+    kv.set_optimizer(mx.optimizer.create('sgd'))
+    bad = tmp_path / 'bad.states'
+    bad.write_bytes(b'garbage')
+    with pytest.raises(MXNetError, match='bad.states'):
+        kv.load_optimizer_states(str(bad))

@@ -61,7 +61,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..base import integer_types, string_types
+from ..base import MXNetError, integer_types, string_types
 from ..context import cpu_pinned
 from ..ndarray.ndarray import NDArray, move
 from ..util import atomic_write_bytes
@@ -299,7 +299,11 @@ class KVStore(KVStoreBase):
         """Restore what ``save_optimizer_states`` (reflib's or MXNet's) wrote."""
         self._require_states('load_optimizer_states')
         with open(fname, 'rb') as f:
-            self._updater.set_states(f.read())
+            data = f.read()
+        try:
+            self._updater.set_states(data)
+        except MXNetError as err:
+            raise KVStoreError('load_optimizer_states: %s: %s' % (fname, err)) from None
 
     # ------------------------------------------------------------ gradient compression
     def set_gradient_compression(self, compression_params):
