@@ -32,12 +32,13 @@ CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
 APT := $(if $(filter 0,$(shell id -u)),,$(shell command -v sudo)) env DEBIAN_FRONTEND=noninteractive apt-get
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help setup venv dot book test lab clean
+.PHONY: help setup venv dot book test lab bench clean
 
 help:
 	@echo 'make book   execute the chapters and build the HTML book into _build/html'
 	@echo 'make test   unit tests + every chapter notebook under nbval'
 	@echo 'make lab    open the chapters in JupyterLab'
+	@echo 'make bench  Module.fit samples/s, reflib next to MXNet 1.9.1 when /tmp/mxv has it (bench/README.md)'
 	@echo 'make clean  remove the built book and caches (keeps .venv)'
 
 setup: venv dot
@@ -101,6 +102,11 @@ $(LAB_STAMP): $(STAMP)
 LAB_ARGS ?=
 lab: setup $(LAB_STAMP)
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) chapters
+
+# not part of `make test`: timings, see bench/README.md; e.g. `make bench BENCH_ARGS='--quick --models mlp'`
+BENCH_ARGS ?=
+bench: venv
+	$(BIN)/python bench/fit_throughput.py $(BENCH_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
