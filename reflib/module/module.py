@@ -358,20 +358,16 @@ class Module(BaseModule):
 
     def load_optimizer_states(self, fname):
         self._require('load_optimizer_states', params=True, optimizer=True)
-        # (fix: a missing, truncated or foreign file used to surface as a bare OSError,
-        # EOFError or UnpicklingError from deep inside pickle)
+        # the updater and the KVStore say *what* is wrong with the bytes; this adds *which file*
         try:
             if self._update_on_kvstore:
                 self._kvstore.load_optimizer_states(fname)
             else:
                 with open(fname, 'rb') as f:
                     self._updater.set_states(f.read())
-        except MXNetError:
-            raise
-        except Exception as err:    # noqa: BLE001 -- whatever pickle raises on bad bytes
-            raise MXNetError('load_optimizer_states: cannot load optimizer states from %r (%s: %s); '
-                             'is it a .states file written by save_optimizer_states?'
-                             % (fname, type(err).__name__, err)) from err
+        except (MXNetError, OSError) as err:
+            raise MXNetError('load_optimizer_states: cannot load optimizer states from %r: %s; '
+                             'is it a .states file written by save_optimizer_states?' % (fname, err)) from None
 
     # ------------------------------------------------------------ computing
     def forward(self, data_batch, is_train=None):
