@@ -133,6 +133,19 @@ def _init_data(data, allow_empty, default_name):
     return sorted(pairs, key=lambda kv: kv[0])
 
 
+def _take_rows(arr, idx):
+    """A new NDArray with the rows of ``arr`` in the order ``idx``, on arr's device.
+
+    One gather, where MXNet's ``array(arr.asnumpy()[idx], arr.context)`` makes three
+    copies (to numpy, the reordering, back).  The dtype becomes float32 (``mx_real_t``)
+    as there, since ``array`` of a numpy array defaults to it.
+    """
+    xp = arr.xp
+    with arr.context.device_scope():
+        rows = xp.take(arr.handle, xp.asarray(idx), axis=0)
+        return NDArray(rows.astype(mx_real_t, copy=False), arr.context)
+
+
 class NDArrayIter(DataIter):
     """Batches of in-memory arrays.
 
@@ -248,10 +261,11 @@ class NDArrayIter(DataIter):
         return 0
 
     def _shuffle_data(self):
-        # numpy's global generator, as MXNet uses: the same np.random.seed gives the same order
+        # numpy's global generator, as MXNet uses: the same np.random.seed gives the same order.
+        # Like MXNet, each shuffle permutes the already shuffled arrays again by the new idx.
         np.random.shuffle(self.idx)
-        self.data = [(name, array(arr.asnumpy()[self.idx], arr.context)) for name, arr in self.data]
-        self.label = [(name, array(arr.asnumpy()[self.idx], arr.context)) for name, arr in self.label]
+        self.data = [(name, _take_rows(arr, self.idx)) for name, arr in self.data]
+        self.label = [(name, _take_rows(arr, self.idx)) for name, arr in self.label]
 
 
 class ResizeIter(DataIter):

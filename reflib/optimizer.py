@@ -407,22 +407,35 @@ class SGD(Optimizer):
         return self.create_state(index, weight)
 
     def _step(self, weight, grad, mom, master, lr, wd):
-        """One weight: ``mom`` may be None, ``master`` is the float32 copy or None."""
+        """One weight: ``mom`` may be None, ``master`` is the float32 copy or None.
+
+        The update runs in place, in the momentum's and the weight's own buffers
+        (``out=``), with the operations in MXNet's order, so the result is the
+        same to the bit as computing each step into a new array.
+        """
         target = master if master is not None else weight
         ct = _compute_type(target.dtype)
         xp = weight.xp
-        w = _raw(target, ct)
+        w = _raw(target, ct)                # target's own buffer: ct is its dtype
         lr, wd = _param(lr, ct), _param(wd, ct)
+        # (lr * wd) * w is computed even for wd = 0, as MXNet's kernel does.  Subtracting it
+        # is not always a no-op then: for an infinite or NaN weight 0 * w is NaN, and MXNet's
+        # momentum and weight turn NaN; and -0.0 - -0.0 gives +0.0.
+        decay = lr * wd * w
         use_mom = mom is not None and self.momentum > 0
-        m = _param(self.momentum, ct) * _raw(mom, ct) if use_mom else ct(0)
-        m = m - lr * wd * w - _lr_times_grad(xp, grad, lr, self.rescale_grad, self.clip_gradient, ct)
         if use_mom:
+            m = _raw(mom, ct)               # mom's own buffer when it has the weight's dtype, as created
+            xp.multiply(m, _param(self.momentum, ct), out=m)
+            xp.subtract(m, decay, out=m)
+        else:
+            m = xp.subtract(ct(0), decay)
+        xp.subtract(m, _lr_times_grad(xp, grad, lr, self.rescale_grad, self.clip_gradient, ct), out=m)
+        if use_mom and m is not mom._data:
             _store(mom, m)
-            m = mom._data.astype(ct, copy=False)     # the stored (rounded) momentum is added
-        new_w = w + m
+            m = _raw(mom, ct)               # the stored (rounded) momentum is added
+        xp.add(w, m, out=w)                 # w + m, into the target's own buffer
         if master is not None:
-            _store(master, new_w)
-        _store(weight, new_w)
+            _store(weight, w)               # the float16 weight gets the master's rounded value
 
     def _update_impl(self, index, weight, grad, state, multi_precision):
         if isinstance(index, (list, tuple)):

@@ -302,6 +302,63 @@ def test_pooling_max_ties_go_to_first_element():
     np.testing.assert_array_equal(grads[0], [[[0, 2, 1, 0, 0]]])   # MXNet 1.9.1 gives the same
 
 
+def max_pool_backward_reference(x, head, kernel, stride, pad):
+    """Window by window: the head gradient goes to the window's first maximal element
+    (row-major order, padding included: a padding winner sends it nowhere), or to its
+    first NaN when it holds one."""
+    nd = x.ndim - 2
+    sizes = x.shape[2:]
+    lowest = np.finfo(x.dtype).min
+    grad = np.zeros_like(x)
+    for b, c in np.ndindex(*x.shape[:2]):
+        for o in np.ndindex(*head.shape[2:]):
+            start = [o[i] * stride[i] - pad[i] for i in range(nd)]
+            positions = list(np.ndindex(*kernel))
+            values = []
+            for offset in positions:
+                at = tuple(s + k for s, k in zip(start, offset))
+                inside = all(0 <= a < n for a, n in zip(at, sizes))
+                values.append(x[(b, c) + at] if inside else lowest)
+            values = np.array(values)
+            nan = np.isnan(values)
+            first = int(np.argmax(nan)) if nan.any() else int(np.flatnonzero(values == values.max())[0])
+            at = tuple(s + k for s, k in zip(start, positions[first]))
+            if all(0 <= a < n for a, n in zip(at, sizes)):
+                grad[(b, c) + at] += head[(b, c) + o]
+    return grad
+
+
+@pytest.mark.parametrize('shape,params', [
+    ((2, 2, 6, 6), dict(kernel=(2, 2), stride=(2, 2))),
+    ((1, 2, 7, 7), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))),
+    ((1, 2, 6, 7), dict(kernel=(3, 3), stride=(1, 2), pooling_convention='full')),
+    ((2, 1, 9), dict(kernel=(3,), stride=(1,), pad=(2,))),
+    ((1, 1, 4, 4, 4), dict(kernel=(2, 2, 2), stride=(1, 2, 1))),
+])
+def test_pooling_max_backward_matches_first_max_reference(shape, params):
+    # few distinct values: many ties, inside a window and between overlapping windows
+    x = rng(6).integers(-2, 3, size=shape).astype(np.float32)
+    (out,), _ = op_forward('Pooling', [x], params)
+    # whole-number heads: where overlapping windows pick the same element, its sum is exact
+    head = rng(7).integers(-9, 10, size=out.shape).astype(np.float32)
+    _, grads, _ = run_backward('Pooling', params, [x], [head])
+    nd = len(params['kernel'])
+    expected = max_pool_backward_reference(x, head, params['kernel'], params['stride'], params.get('pad', (0,) * nd))
+    np.testing.assert_array_equal(grads[0], expected)
+
+
+def test_pooling_max_nan_window_sends_its_gradient_to_the_first_nan():
+    # reflib's max propagates NaN (xp.maximum), so a window holding NaN outputs NaN, and its
+    # gradient goes to its first NaN; the other windows keep the first-maximum rule.  (MXNet
+    # 1.9.1 on CPU differs here: its max skips NaN, giving 3, 3, 3, 5, 5, 5.)
+    x = np.array([[[1., np.nan, 3., np.nan, 2., 5., 4., 5.]]], dtype=np.float32)
+    outs, grads, _ = run_backward('Pooling', dict(kernel=(3,), stride=(1,)), [x], [np.ones((1, 1, 6), np.float32)])
+    np.testing.assert_array_equal(outs[0], [[[np.nan, np.nan, np.nan, np.nan, 5, 5]]])
+    np.testing.assert_array_equal(grads[0], [[[0, 2, 0, 2, 0, 2, 0, 0]]])
+    expected = max_pool_backward_reference(x, np.ones((1, 1, 6), np.float32), (3,), (1,), (0,))
+    np.testing.assert_array_equal(grads[0], expected)
+
+
 def test_pooling_full_convention_all_padding_window():
     # the last 'full' window lies beyond the input: max returns the lowest float, avg and sum 0 (as MXNet)
     x = np.arange(1, 6, dtype=np.float32).reshape(1, 1, 5)
