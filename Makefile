@@ -84,7 +84,7 @@ export EXECUTE_IN_PLACE
 
 book: setup
 	$(BIN)/python -c "$$EXECUTE_IN_PLACE" $(CELL_TIMEOUT) $(CHAPTERS)
-	$(BIN)/jupyter-book build --warningiserror --keep-going .
+	$(BIN)/jupyter-book build --all --warningiserror --keep-going .
 	@echo "book: $(CURDIR)/_build/html/index.html"
 
 test: setup
