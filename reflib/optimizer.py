@@ -367,8 +367,27 @@ create = Optimizer.create_optimizer
 
 
 # ---------------------------------------------------------------- SGD
+class _MomentumState:
+    """State of SGD and NAG: a momentum array (none when momentum is 0), plus a float32
+    master copy of a float16 weight under multi_precision."""
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        return zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and _is_fp16(weight):
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if _is_fp16(weight):
+            warnings.warn('%s on float16 weights without multi_precision=True accumulates in '
+                          'float16 and can lose precision' % type(self).__name__, UserWarning, stacklevel=2)
+        return self.create_state(index, weight)
+
+
 @register
-class SGD(Optimizer):
+class SGD(_MomentumState, Optimizer):
     """Stochastic gradient descent, with optional momentum.
 
     With ``g = clip(rescale_grad * grad, clip_gradient)`` and per-weight ``lr``,
@@ -391,20 +410,6 @@ class SGD(Optimizer):
         # MXNet's default MXNET_OPTIMIZER_AGGREGATION_SIZE: the Updater passes up to 4
         # weights per call; the numbers do not depend on it
         self.aggregate_num = 4
-
-    def create_state(self, index, weight):
-        if self.momentum == 0.0:
-            return None
-        return zeros(weight.shape, weight.context, dtype=weight.dtype)
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and _is_fp16(weight):
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if _is_fp16(weight):
-            warnings.warn('SGD on float16 weights without multi_precision=True accumulates in '
-                          'float16 and can lose precision', UserWarning, stacklevel=2)
-        return self.create_state(index, weight)
 
     def _step(self, weight, grad, mom, master, lr, wd):
         """One weight: ``mom`` may be None, ``master`` is the float32 copy or None.
@@ -466,7 +471,7 @@ class SGD(Optimizer):
 
 # ---------------------------------------------------------------- NAG
 @register
-class NAG(Optimizer):
+class NAG(_MomentumState, Optimizer):
     """Nesterov accelerated gradient.
 
     With ``g = clip(rescale_grad * grad, clip_gradient)`` MXNet 1.9.1 keeps the
@@ -486,20 +491,6 @@ class NAG(Optimizer):
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
-
-    def create_state(self, index, weight):
-        if self.momentum == 0.0:
-            return None
-        return zeros(weight.shape, weight.context, dtype=weight.dtype)
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and _is_fp16(weight):
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if _is_fp16(weight):
-            warnings.warn('NAG on float16 weights without multi_precision=True accumulates in '
-                          'float16 and can lose precision', UserWarning, stacklevel=2)
-        return self.create_state(index, weight)
 
     def _update_impl(self, index, weight, grad, state, multi_precision):
         _check_dense(weight, grad, 'NAG')
