@@ -597,3 +597,25 @@ def test_checkpoint_without_a_parameter_the_symbol_needs(tmp_path):
     mx.model.save_checkpoint(prefix, 4, gen.mlp(mx), arg, {})
     with pytest.raises(MXNetError, match=r"'fc2_bias' has shape \(3,\), the given value has \(7,\)"):
         mx.mod.Module.load(prefix, 4).bind([('data', (4, 5))], [('softmax_label', (4,))])
+
+
+def test_compression_params_reach_the_kvstore():
+    # MXNet 1.9.1 hands Module(compression_params=...) to kvstore.set_gradient_compression
+    mod = mx.mod.Module(gen.mlp(mx), context=[mx.cpu(0), mx.cpu(1)],
+                        compression_params={'type': '2bit', 'threshold': 0.5})
+    mod.bind([('data', (4, 5))], [('softmax_label', (4,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(kvstore='device')
+    assert mod._kvstore._compression is not None
+
+
+def test_a_kvstorebase_subclass_is_accepted_and_asked_about_its_capabilities():
+    class NoOptimizerStore(mx.kv.KVStore):
+        def is_capable(self, capability):
+            return False
+    store = NoOptimizerStore('local')
+    mod = mx.mod.Module(gen.mlp(mx), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (4, 5))], [('softmax_label', (4,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(kvstore=store)
+    assert mod._kvstore is store and mod._update_on_kvstore is False

@@ -442,7 +442,8 @@ def _create_dist(name):
     try:
         from . import dist
     except ImportError as err:
+        # name the missing module, not the ImportError's text: that embeds this machine's paths
         raise KVStoreError('kvstore.create(%r): distributed KVStores need MPI (an MPI library and the mpi4py '
-                           'package) and are not available in reflib yet (%s); use "local" or "device" '
-                           'for the devices of one machine' % (name, err)) from None
+                           'package) and are not available in reflib yet (missing module %r); use "local" '
+                           'or "device" for the devices of one machine' % (name, err.name)) from None
     return dist.create(name)

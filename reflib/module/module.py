@@ -326,6 +326,8 @@ class Module(BaseModule):
         self._update_on_kvstore = update_on_kvstore
         self._updater = None
         if kvstore is not None:
+            if self._compression_params:
+                kvstore.set_gradient_compression(self._compression_params)
             if update_on_kvstore:
                 kvstore.set_optimizer(self._optimizer)
             for idx, (name, block) in enumerate(zip(param_names, self._exec_group.param_arrays)):
@@ -505,7 +507,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
     update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
     if kvstore is None:
         kv = None
-    elif isinstance(kvstore, kvs.KVStore):
+    elif isinstance(kvstore, kvs.KVStoreBase):
         kv = kvstore
     elif isinstance(kvstore, str):
         if num_device == 1 and 'dist' not in kvstore:
@@ -520,4 +522,6 @@ def _create_kvstore(kvstore, num_device, arg_params):
         raise MXNetError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
     if kv is None:
         update_on_kvstore = False
+    else:
+        update_on_kvstore &= kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
     return kv, update_on_kvstore
