@@ -236,8 +236,11 @@ class NDArrayIter(DataIter):
         if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
             pad = self.batch_size - self.num_data + self.cursor
             tail = self._slice(source, start=self.cursor)
-            head = self._slice(source, end=pad)
-            return [concatenate([a, b]) for a, b in zip(tail, head)]
+            # the filler repeats the data from its start, as often as needed (MXNet tiles it
+            # when the padding is longer than the data set itself)
+            whole, rest = divmod(pad, self.num_data)
+            fill = [[arr] * whole + [arr[:rest]] for _, arr in source]
+            return [concatenate([a] + f) for a, f in zip(tail, fill)]
         end = min(self.cursor + self.batch_size, self.num_data)
         return self._slice(source, self.cursor, end)
 

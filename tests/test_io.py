@@ -52,3 +52,15 @@ def test_resize_iter_repeats_to_the_requested_length():
     it = mx.io.ResizeIter(base, 5)
     firsts = [b.data[0].asnumpy()[0, 0] for b in it]
     assert firsts == [0, 2, 4, 0, 2]
+
+
+@pytest.mark.parametrize('n,batch,want', [
+    # MXNet 1.9.1's output: when the padding is longer than the data set, the data is tiled
+    (4, 10, [([0, 2, 4, 6, 0, 2, 4, 6, 0, 2], [0, 1, 2, 3, 0, 1, 2, 3, 0, 1], 6)]),
+    (3, 7, [([0, 2, 4, 0, 2, 4, 0], [0, 1, 2, 0, 1, 2, 0], 4)]),
+    (5, 2, [([0, 2], [0, 1], 0), ([4, 6], [2, 3], 0), ([8, 0], [4, 0], 1)]),
+])
+def test_padding_longer_than_the_data_tiles_it(n, batch, want):
+    it = mx.io.NDArrayIter(np.arange(n * 2, dtype=np.float32).reshape(n, 2), np.arange(n), batch_size=batch)
+    got = [(b.data[0].asnumpy()[:, 0].tolist(), b.label[0].asnumpy().tolist(), b.pad) for b in it]
+    assert got == want
