@@ -27,7 +27,7 @@ def split_input_slice(batch_size, work_load_list):
     """Cut ``batch_size`` samples into one slice per device, proportional to the workloads.
 
     >>> split_input_slice(10, [1, 1, 1])
-    [slice(0, 3, None), slice(3, 7, None), slice(7, 10, None)]
+    [slice(0, 3, None), slice(3, 6, None), slice(6, 10, None)]
 
     Each device gets ``round(batch_size * w / sum(w))`` samples (Python's
     round, as MXNet); whatever rounding leaves over goes to the last device.
