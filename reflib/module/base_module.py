@@ -160,16 +160,9 @@ class BaseModule:
         if not isinstance(eval_data, DataIter):
             raise MXNetError('predict: eval_data must be an NDArray or a DataIter, got %s'
                              % type(eval_data).__name__)
-        if reset:
-            eval_data.reset()
-        output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            pad = eval_batch.pad or 0
-            output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
+        # copies: the executors write the next batch's outputs into the same memory
+        output_list = [[out.copy() for out in outputs] for outputs, _, _ in
+                       self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn)]
         if not output_list or not merge_batches:
             return output_list
         num_outputs = len(output_list[0])
