@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base import ShapeError, TypeInferError, BindError, MXNetError, FLAG_TO_DTYPE
 from ..operator.registry import merge_shape, merge_dtype, shape_is_known
-from .symbol import topo_order, aux_variable_ids
+from .symbol import topo_order, split_variables
 
 __all__ = ['infer_shape', 'infer_type', 'infer_graph_shapes', 'infer_graph_types']
 
@@ -119,9 +119,7 @@ def infer_shape(sym, args, kwargs, partial):
         if not isinstance(shape, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in shape):
             raise ShapeError('infer_shape: shape of %r must be a tuple of ints, got %r' % (name, shape))
     nodes, entry = infer_graph_shapes(sym._outputs, given)
-    aux_ids = aux_variable_ids(nodes)
-    arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux_ids]
-    aux_nodes = [n for n in nodes if n.op is None and id(n) in aux_ids]
+    arg_nodes, aux_nodes = split_variables(nodes)
     arg_shapes = [entry.get((id(n), 0)) for n in arg_nodes]
     aux_shapes = [entry.get((id(n), 0)) for n in aux_nodes]
     out_shapes = [entry.get((id(n), i)) for n, i in sym._outputs]
@@ -159,9 +157,7 @@ def infer_graph_types(outputs, given):
 def infer_type(sym, args, kwargs, partial):
     given = _given(sym, args, kwargs, 'infer_type')
     nodes, entry = infer_graph_types(sym._outputs, given)
-    aux_ids = aux_variable_ids(nodes)
-    arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux_ids]
-    aux_nodes = [n for n in nodes if n.op is None and id(n) in aux_ids]
+    arg_nodes, aux_nodes = split_variables(nodes)
 
     def types(keys):
         return [entry[k].type if entry.get(k) is not None else None for k in keys]

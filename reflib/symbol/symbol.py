@@ -112,6 +112,13 @@ def aux_variable_ids(nodes):
     return aux
 
 
+def split_variables(nodes):
+    """(argument nodes, auxiliary-state nodes) among ``nodes``, keeping their order."""
+    aux = aux_variable_ids(nodes)
+    variables = [n for n in nodes if n.op is None]
+    return [n for n in variables if id(n) not in aux], [n for n in variables if id(n) in aux]
+
+
 class Symbol:
     """A handle to one or more outputs of a graph."""
     __slots__ = ('_outputs', '__weakref__')
@@ -139,11 +146,7 @@ class Symbol:
 
     def _variables(self):
         """(argument nodes, auxiliary-state nodes), each in graph order."""
-        nodes = self._topo()
-        aux = aux_variable_ids(nodes)
-        args = [n for n in nodes if n.op is None and id(n) not in aux]
-        auxs = [n for n in nodes if n.op is None and id(n) in aux]
-        return args, auxs
+        return split_variables(self._topo())
 
     def list_arguments(self):
         """Names of the inputs that are data, labels or learnable parameters."""
