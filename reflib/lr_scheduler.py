@@ -166,7 +166,36 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayScheduler(LRScheduler):
+    """Warm-up, then a decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates;
+    later calls return the last rate computed."""
+
+    def __init__(self, max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        name = type(self).__name__
+        if not isinstance(max_update, int):
+            raise TypeError('%s: max_update must be an int, got %r' % (name, max_update))
+        if max_update < 1:
+            raise ValueError('%s: max_update must be positive, got %d' % (name, max_update))
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def _decayed(self, done):
+        """The rate after ``done`` post-warm-up updates (each subclass keeps its formula's
+        exact order of operations, so the numbers stay MXNet's to the last bit)."""
+        raise NotImplementedError
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            self.base_lr = self._decayed(num_update - self.warmup_steps)
+        return self.base_lr
+
+
+class PolyScheduler(_DecayScheduler):
     """Polynomial decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     After warm-up::
@@ -178,27 +207,15 @@ class PolyScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0,
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise TypeError('PolyScheduler: max_update must be an int, got %r' % (max_update,))
-        if max_update < 1:
-            raise ValueError('PolyScheduler: max_update must be positive, got %d' % max_update)
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            remaining = 1 - float(num_update - self.warmup_steps) / float(self.max_steps)
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * pow(remaining, self.power)
-        return self.base_lr
+    def _decayed(self, done):
+        remaining = 1 - float(done) / float(self.max_steps)
+        return self.final_lr + (self.base_lr_orig - self.final_lr) * pow(remaining, self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayScheduler):
     """Half a cosine from ``base_lr`` down to ``final_lr`` over ``max_update`` updates.
 
     After warm-up::
@@ -210,20 +227,8 @@ class CosineScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, final_lr=0,
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise TypeError('CosineScheduler: max_update must be an int, got %r' % (max_update,))
-        if max_update < 1:
-            raise ValueError('CosineScheduler: max_update must be positive, got %d' % max_update)
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            phase = math.pi * (num_update - self.warmup_steps) / self.max_steps
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * (1 + math.cos(phase)) / 2
-        return self.base_lr
+    def _decayed(self, done):
+        phase = math.pi * done / self.max_steps
+        return self.final_lr + (self.base_lr_orig - self.final_lr) * (1 + math.cos(phase)) / 2
