@@ -37,3 +37,7 @@ from . import optimizer
 from . import optimizer as opt
 
 __version__ = '0.1.0'
+
+# In a distributed job (mpiexec with DMLC_NUM_SERVER set) a server rank starts serving here and
+# never returns: the same script runs on every process, as in MXNet (reflib/kvstore/mpi.py).
+kvstore.mpi.start_if_distributed()

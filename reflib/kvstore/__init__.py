@@ -1,17 +1,21 @@
 """``mx.kv`` / ``mx.kvstore``: key-value stores that sum gradients and hold weights.
 
 * ``create(name)`` makes a store: ``'local'`` / ``'device'`` (one process,
-  several devices; ``kvstore.py``) or ``'dist_sync'`` (several processes over
-  MPI; ``dist.py``, not yet in reflib).
-* ``KVStore`` is the local/device store, ``KVStoreBase`` the interface every
-  store has (and the registry for custom ones).
+  several devices; ``kvstore.py``) or ``'dist_sync'`` / ``'dist_async'`` /
+  ``'dist_device_sync'`` (several processes; ``dist.py``).
+* ``KVStore`` is the local/device store, ``DistKVStore`` a worker's handle on
+  the parameter servers, ``KVStoreBase`` the interface every store has (and
+  the registry for custom ones).
 
-For ``dist*`` names ``create`` imports ``dist.py`` and calls its
-``create(name)``; while there is no ``dist.py`` (or mpi4py is missing) it
-raises a KVStoreError saying that distributed stores need MPI.
+The distributed pieces, one idea per file: ``server.py`` is what a parameter
+server does with pushes and pulls; ``dist.py`` what a worker does (which
+server holds which key, push, pull); ``mpi.py`` how their messages travel
+(MPI ranks, roles, waiting without spinning, aborting a failed job).
 """
 
 from .base import KVStoreBase, KVStoreError
 from .kvstore import KVStore, create
+from .dist import DistKVStore
+from . import mpi
 
-__all__ = ['create', 'KVStore', 'KVStoreBase', 'KVStoreError']
+__all__ = ['create', 'KVStore', 'DistKVStore', 'KVStoreBase', 'KVStoreError']

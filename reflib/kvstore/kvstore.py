@@ -115,8 +115,11 @@ class KVStore(KVStoreBase):
         if name not in LOCAL_TYPES:
             raise KVStoreError('KVStore(%r): not a local store type; use mx.kv.create(name) with one of %s'
                                % (name, list(LOCAL_TYPES)))
+        self._setup(name, LOCAL_TYPES[name])
+
+    def _setup(self, name, merge_on):
         self._type = name
-        self._merge_on = LOCAL_TYPES[name]
+        self._merge_on = merge_on
         self._home = cpu_pinned(0)        # where init puts the stored copies
         self._store = {}                  # key -> NDArray (the store's own copy)
         self._str_order = {}              # str key -> its position in init order
@@ -190,23 +193,25 @@ class KVStore(KVStoreBase):
                                        'to it has shape %s' % (k, stored.shape, i, len(vals), v.shape))
         # MXNet processes the keys of one push sorted: ints by value, strs by init order
         for k in sorted(grouped, key=self._order):
-            vals = grouped[k]
-            if not vals:
-                continue
-            merged = self._merge(k, vals)
-            stored = self._store[k]
-            if self._updater is None:
-                with stored.context.device_scope():
-                    stored._data[...] = move(merged._data, stored.context)
-                continue
-            if merged.context.device_type == 'gpu' and stored.context != merged.context:
-                stored = self._store[k] = stored.copyto(merged.context)
-            self._updater(_updater_key(k), merged, stored)
+            if grouped[k]:
+                self._push_one(k, grouped[k])
+
+    def _push_one(self, k, vals):
+        """Merge one key's values and store the sum, or apply the updater to it."""
+        if self._compression is not None:
+            vals = [self._compress(k, i, v) for i, v in enumerate(vals)]
+        merged = self._merge(k, vals)
+        stored = self._store[k]
+        if self._updater is None:
+            with stored.context.device_scope():
+                stored._data[...] = move(merged._data, stored.context)
+            return
+        if merged.context.device_type == 'gpu' and stored.context != merged.context:
+            stored = self._store[k] = stored.copyto(merged.context)
+        self._updater(_updater_key(k), merged, stored)
 
     def _merge(self, key, vals):
         """The sum of ``vals`` (see the module documentation for where and in what order)."""
-        if self._compression is not None:
-            vals = [self._compress(key, i, v) for i, v in enumerate(vals)]
         if len(vals) == 1:
             return vals[0]
         stored = self._store[key]
@@ -247,11 +252,15 @@ class KVStore(KVStoreBase):
                 if o.shape != stored.shape:
                     raise KVStoreError('pull: key %r holds an array of shape %s, but output %d of %d has '
                                        'shape %s' % (k, stored.shape, i, len(outs), o.shape))
+        self._fetch(list(OrderedDict.fromkeys(k for k, _ in pairs)))
         for k, outs in pairs:
             stored = self._store[k]
             for o in outs:
                 with o.context.device_scope():
                     o._data[...] = move(stored._data, o.context)
+
+    def _fetch(self, keys):
+        """Bring the stored values of ``keys`` up to date before a pull (here they always are)."""
 
     def pushpull(self, key, value, out=None, priority=0):
         """``push(key, value)`` then ``pull(key, out)``; without ``out`` the result goes back into ``value``."""
@@ -315,7 +324,7 @@ class KVStore(KVStoreBase):
         ``t`` (or ``-t``) and keeps the rest, the others send 0.  Small
         gradients thus accumulate until they matter.
         """
-        if 'device' not in self._type:
+        if not self._compresses():
             raise KVStoreError('set_gradient_compression: the %r store does not support gradient compression; '
                                'MXNet offers it for "device" and distributed stores' % self._type)
         if not isinstance(compression_params, dict):
@@ -334,6 +343,10 @@ class KVStore(KVStoreBase):
         self._compression = {'type': kind, 'threshold': threshold}
         self._residuals = {}
 
+    def _compresses(self):
+        """Whether this store type offers gradient compression (in MXNet: device and dist stores)."""
+        return 'device' in self._type
+
     def _compress(self, key, position, value):
         """``value`` as 2-bit compression transmits it: -t, 0 or +t per element."""
         xp, dtype = value.xp, value._data.dtype
@@ -350,6 +363,8 @@ class KVStore(KVStoreBase):
 
     def _barrier(self):
         """Wait for all workers: there is only this one."""
+
+    barrier = _barrier
 
     # ------------------------------------------------------------ keys
     def _check_key(self, what, key):
@@ -438,12 +453,6 @@ def create(name='local'):
 
 
 def _create_dist(name):
-    """A distributed store, from ``dist.py`` (over MPI) when reflib has it."""
-    try:
-        from . import dist
-    except ImportError as err:
-        # name the missing module, not the ImportError's text: that embeds this machine's paths
-        raise KVStoreError('kvstore.create(%r): distributed KVStores need MPI (an MPI library and the mpi4py '
-                           'package) and are not available in reflib yet (missing module %r); use "local" '
-                           'or "device" for the devices of one machine' % (name, err.name)) from None
+    """A distributed store (``dist.py``): over MPI under mpiexec, else worker 0 of 1 with local servers."""
+    from . import dist
     return dist.create(name)

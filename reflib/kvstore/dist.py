@@ -1,0 +1,422 @@
+"""The distributed KVStore, as a worker sees it: ``dist_sync``, ``dist_async``, ``dist_device_sync``.
+
+Several worker processes train the same model on different data.  The weights
+live on *parameter servers* (``server.py``); each worker
+
+1. sums its gradients over its own devices, exactly as the local store does
+   (on the CPU for ``dist_sync``, on the first device for ``dist_device_sync``),
+2. **pushes** that sum to the servers that hold the key,
+3. **pulls** the updated weight back and copies it to each of its devices.
+
+A ``dist_sync`` server updates a key only once it has every worker's push, so
+every worker pulls the same weights; ``dist_async`` applies each push as it
+comes (``server.py`` has the details).
+
+**Which server holds a key** (MXNet's rule, from its ``kvstore_dist.h``): a
+key whose array has fewer than ``MXNET_KVSTORE_BIGARRAY_BOUND`` elements
+(default 1,000,000) lives whole on server ``(key * 9973) % num_servers``; a
+bigger one is flattened and cut into ``num_servers`` consecutive parts, part
+``i`` holding elements ``round(n*i/S)`` to ``round(n*(i+1)/S)``, one per
+server, so that big layers spread the traffic over all servers.  A str key is
+first numbered in the order the keys were initialised (0, 1, 2, ...), and the
+servers, and their updater, see that number: Module's optimizer knows which
+parameter it is through ``idx2name``, as in MXNet.
+
+Every worker must make the same calls in the same order: ``create``,
+``init`` (only worker 0's value is sent: it wins), ``set_optimizer`` and
+``barrier`` wait for all workers, and in ``dist_sync`` every worker pushes
+every key equally often.
+
+**One process, no mpiexec.**  Outside an MPI job a dist store still works: the
+process is worker 0 of 1, and its servers (``DMLC_NUM_SERVER`` of them,
+default 1) run in the same process (``LocalLink``).  Same code path, same
+numbers; only the messages do not leave the process.
+
+Where reflib differs from MXNet 1.9.1:
+
+* ``save_optimizer_states``/``load_optimizer_states`` work: the states are
+  fetched from the servers, big keys' parts joined, and the file is the one a
+  local store writes (MXNet asserts "Cannot save states for distributed
+  training").
+* A push of the wrong shape, a pull of a key never initialised, and a push to a
+  ``dist_async`` store without an optimizer are errors on the worker that made
+  them (MXNet fails on the server, or hangs).
+* Gradient compression (``2bit``) quantises on the worker as MXNet does, but
+  the quantised values travel as float32, not packed into 2 bits.
+"""
+
+import itertools
+import math
+import os
+import pickle
+
+import numpy as np
+
+from ..base import string_types
+from ..util import atomic_write_bytes
+from .base import KVStoreError
+from .kvstore import KVStore, _KVTypeError
+from .server import KVServer
+
+__all__ = ['DistKVStore', 'create', 'placement', 'worker_rank', 'LocalLink', 'MpiLink']
+
+# MXNet's default for MXNET_KVSTORE_BIGARRAY_BOUND: arrays at least this big are split over all servers
+DEFAULT_BIGARRAY_BOUND = 1000 * 1000
+
+
+def placement(key_id, size, num_servers, bound=DEFAULT_BIGARRAY_BOUND):
+    """``[(server, start, stop), ...]``: which server holds which flat elements of a key.
+
+    >>> placement(3, 100, 2)                  # small: whole, on server (3 * 9973) % 2
+    [(1, 0, 100)]
+    >>> placement(3, 10, 3, bound=5)          # big: cut into 3 parts of 3, 4, 3
+    [(0, 0, 3), (1, 3, 7), (2, 7, 10)]
+    """
+    if size < bound:
+        return [((key_id * 9973) % num_servers, 0, size)]
+    edges = [_round_half_away(size / num_servers * i) for i in range(num_servers + 1)]
+    return [(i, edges[i], edges[i + 1]) for i in range(num_servers) if edges[i + 1] > edges[i]]
+
+
+def _round_half_away(x):
+    """C's round() for x >= 0 (Python's round() rounds halves to even)."""
+    whole = math.floor(x)
+    return int(whole + 1 if x - whole >= 0.5 else whole)
+
+
+def _parse_type(name):
+    """(sync, merge_on) of a dist store name, as MXNet reads it: sync unless it says async."""
+    words = name.split('_')
+    unknown = [w for w in words if w not in ('dist', 'sync', 'async', 'device')]
+    if words[0] != 'dist' or unknown or ('sync' in words and 'async' in words):
+        raise KVStoreError('kvstore.create(%r): not a distributed store type; use "dist_sync", "dist_async", '
+                           '"dist_device_sync" or "dist_device_async"' % name)
+    return 'async' not in words, 'device' if 'device' in words else 'cpu'
+
+
+class DistKVStore(KVStore):
+    """A worker's handle on the parameter servers; make one with ``mx.kv.create('dist_sync')``.
+
+    Same methods as the local store (it reuses its checks and device merge);
+    ``rank`` is this worker's number and ``num_workers`` how many there are.
+    """
+
+    def __init__(self, name, link):
+        sync, merge_on = _parse_type(name)
+        self._setup(name, merge_on)
+        self._sync = sync
+        self._link = link
+        self._id = link.new_store_id()
+        self._key_ids = {}            # key -> the int the servers know it by
+        self._parts = {}              # key -> [(server, start, stop)]
+        self._remote_updater = False  # whether the servers have an updater
+        self._bound = int(os.environ.get('MXNET_KVSTORE_BIGARRAY_BOUND', DEFAULT_BIGARRAY_BOUND))
+        if self.rank == 0:
+            link.call([(s, ('create', self._id, None, (name, sync))) for s in range(link.num_servers)])
+        link.barrier()
+
+    # ------------------------------------------------------------ properties
+    @property
+    def rank(self):
+        return self._link.rank
+
+    @property
+    def num_workers(self):
+        return self._link.num_workers
+
+    @property
+    def num_servers(self):
+        """How many parameter servers hold the keys (not in MXNet's API; useful to see)."""
+        return self._link.num_servers
+
+    def __repr__(self):
+        return '<KVStore %s: worker %d of %d, %d server%s, %d keys>' % (
+            self._type, self.rank, self.num_workers, self.num_servers, 's' if self.num_servers > 1 else '',
+            len(self._store))
+
+    # ------------------------------------------------------------ init / push / pull
+    def init(self, key, value):
+        """Initialise keys on every worker; worker 0's values are the ones the servers keep."""
+        new = [k for k, _ in self._pairs('init', key, value)]
+        KVStore.init(self, key, value)          # checks, and keeps this worker's own copy
+        requests = []
+        for k in new:
+            key_id = self._str_order[k] if isinstance(k, str) else k
+            flat = self._store[k].asnumpy().reshape(-1)
+            self._key_ids[k] = key_id
+            self._parts[k] = placement(key_id, flat.size, self.num_servers, self._bound)
+            requests += [(s, ('init', self._id, key_id, (k, flat[a:b]))) for s, a, b in self._parts[k]]
+        if self.rank == 0:
+            self._link.call(requests)
+        self._link.barrier()
+
+    def _push_one(self, k, vals):
+        if not self._sync and not self._remote_updater:
+            raise KVStoreError('push: a %s store applies every push on the servers as it arrives, so the '
+                               'servers need an optimizer first: call set_optimizer (Module does when '
+                               'update_on_kvstore)' % self._type)
+        merged = self._merge(k, vals)               # over this worker's devices, as the local store does
+        if self._compression is not None:
+            merged = self._compress(k, 0, merged)
+        flat = merged.asnumpy().astype(self._store[k].dtype, copy=False).reshape(-1)
+        for s, a, b in self._parts[k]:
+            self._link.post(s, ('push', self._id, self._key_ids[k], flat[a:b]))
+
+    def _fetch(self, keys):
+        requests, places = [], []
+        for k in keys:
+            for s, a, b in self._parts[k]:
+                requests.append((s, ('pull', self._id, self._key_ids[k], None)))
+                places.append((k, a, b))
+        for (k, a, b), values in zip(places, self._link.call(requests)):
+            self._store[k]._data.reshape(-1)[a:b] = values
+
+    def _compresses(self):
+        return True
+
+    # ------------------------------------------------------------ the update, on the servers
+    def set_optimizer(self, optimizer):
+        """Send ``optimizer`` (pickled, as MXNet does) to every server; they then update on each push."""
+        from .. import optimizer as opt
+        if not isinstance(optimizer, opt.Optimizer):
+            raise _KVTypeError('set_optimizer expects an Optimizer (e.g. mx.optimizer.create(\'sgd\', '
+                               'learning_rate=0.1)), got %s' % type(optimizer).__name__)
+        self._send_updater('optimizer', pickle.dumps(optimizer))
+
+    def _set_updater(self, updater):
+        """Run ``updater(key, merged_grad, stored_weight)`` on the servers (it is pickled to them).
+
+        It must be importable where the servers run: a function at the top
+        level of a module, not a lambda nor one defined in the training
+        script (a server never runs past ``import reflib``).  None removes it.
+        """
+        if updater is not None and not callable(updater):
+            raise _KVTypeError('_set_updater expects a callable updater(key, grad, weight) or None, got %s'
+                               % type(updater).__name__)
+        blob = None
+        if updater is not None:
+            try:
+                blob = pickle.dumps(updater)
+            except (pickle.PicklingError, AttributeError, TypeError) as err:
+                raise KVStoreError('_set_updater: on a %s store the updater runs on the servers, so it is pickled '
+                                   'to them, and %r cannot be (%s). Use a function defined at the top level of '
+                                   'an importable module, or set_optimizer' % (self._type, updater, err)) from None
+        self._send_updater('updater', blob)
+
+    def _send_updater(self, kind, blob):
+        error = None
+        if self.rank == 0:
+            try:
+                self._link.call([(s, ('set_updater', self._id, None, (kind, blob)))
+                                 for s in range(self.num_servers)])
+            except KVStoreError as err:
+                error = err
+        self._link.barrier()         # no worker pushes before the servers have it
+        if error is not None:
+            raise error
+        self._remote_updater = blob is not None
+        self._updater = None
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Fetch the servers' optimizer states, join big keys' parts, write them as a local store would."""
+        self._require_remote_states('save_optimizer_states')
+        blobs = self._link.call([(s, ('get_states', self._id, None, dump_optimizer))
+                                 for s in range(self.num_servers)])
+        by_server, optimizer = [], None
+        for blob in blobs:
+            loaded = pickle.loads(blob)
+            if dump_optimizer:
+                loaded, optimizer = loaded
+            by_server.append(loaded)
+        states = {}
+        for k, key_id in self._key_ids.items():
+            parts = [by_server[s][key_id] for s, _, _ in self._parts[k] if key_id in by_server[s]]
+            if parts:
+                states[k] = _join_states(parts, self._store[k].shape)
+        atomic_write_bytes(fname, pickle.dumps((states, optimizer) if dump_optimizer else states))
+
+    def load_optimizer_states(self, fname):
+        """Read states saved by any store (reflib's or MXNet's), cut them per server, and send them."""
+        self._require_remote_states('load_optimizer_states')
+        from ..optimizer import _StatesUnpickler
+        with open(fname, 'rb') as f:
+            data = f.read()
+        try:
+            loaded = _StatesUnpickler(data).load()
+        except Exception as err:  # noqa: BLE001 - any unpickling failure means: not a states file
+            raise KVStoreError('load_optimizer_states: %s: not saved optimizer states (%s: %s)'
+                               % (fname, type(err).__name__, err)) from None
+        optimizer = None
+        if isinstance(loaded, tuple) and len(loaded) == 2:
+            loaded, optimizer = loaded
+        if not isinstance(loaded, dict):
+            raise KVStoreError('load_optimizer_states: %s: expected a dict of key -> state, got %s'
+                               % (fname, type(loaded).__name__))
+        per_server = [{} for _ in range(self.num_servers)]
+        for key, state in loaded.items():
+            k = key.decode('utf-8') if isinstance(key, bytes) else key
+            if k not in self._key_ids:
+                raise KVStoreError('load_optimizer_states: %s has states for key %r, which this store has not '
+                                   'initialised (it has %s)' % (fname, k, sorted(self._key_ids, key=str)))
+            for s, a, b in self._parts[k]:
+                per_server[s][self._key_ids[k]] = _cut_state(_numpy_state(state), a, b)
+        error = None
+        if self.rank == 0:
+            try:
+                self._link.call([(s, ('set_states', self._id, None,
+                                      pickle.dumps((states, optimizer) if optimizer is not None else states)))
+                                 for s, states in enumerate(per_server)])
+            except KVStoreError as err:
+                error = KVStoreError('load_optimizer_states: %s: %s' % (fname, err))
+        self._link.barrier()
+        if error is not None:
+            raise error
+
+    def _require_remote_states(self, what):
+        if not self._remote_updater:
+            raise KVStoreError('%s: the servers of this %s store have no optimizer; call set_optimizer first'
+                               % (what, self._type))
+
+    # ------------------------------------------------------------ barrier
+    def _barrier(self):
+        """Wait until every worker has called barrier."""
+        self._link.barrier()
+
+    barrier = _barrier
+
+
+def _numpy_state(state):
+    """An optimizer state with every array as a numpy array (NDArrays and MXNet's pickled ones too)."""
+    if isinstance(state, (tuple, list)):
+        out = [_numpy_state(s) for s in state]
+        return tuple(out) if isinstance(state, tuple) else out
+    if hasattr(state, 'asnumpy'):
+        return state.asnumpy()
+    if hasattr(state, 'values') and isinstance(getattr(state, 'values'), np.ndarray):
+        return state.values
+    return state
+
+
+def _cut_state(state, start, stop):
+    """The flat elements ``start:stop`` of every array in ``state``."""
+    if isinstance(state, np.ndarray):
+        return np.ascontiguousarray(state.reshape(-1)[start:stop])
+    if isinstance(state, (tuple, list)):
+        out = [_cut_state(s, start, stop) for s in state]
+        return tuple(out) if isinstance(state, tuple) else out
+    return state
+
+
+def _join_states(parts, shape):
+    """The inverse of ``_cut_state``: the servers' parts, in order, joined and given ``shape``."""
+    first = parts[0]
+    if isinstance(first, np.ndarray):
+        return np.concatenate([p.reshape(-1) for p in parts]).reshape(shape)
+    if isinstance(first, (tuple, list)):
+        out = [_join_states([p[i] for p in parts], shape) for i in range(len(first))]
+        return tuple(out) if isinstance(first, tuple) else out
+    return first
+
+
+# ---------------------------------------------------------------- links: how requests reach the servers
+class LocalLink:
+    """Worker 0 of 1 with its servers in the same process: requests are method calls."""
+
+    def __init__(self, num_servers):
+        self.rank, self.num_workers, self.num_servers = 0, 1, num_servers
+        self.servers = [KVServer(i, 1) for i in range(num_servers)]
+        self._store_ids = itertools.count()
+
+    def new_store_id(self):
+        return next(self._store_ids)
+
+    def post(self, server, request):
+        op, store_id, key, payload = request
+        self.servers[server].handle(0, (op, None, store_id, key, _copied(payload)))
+
+    def call(self, requests):
+        results = {}
+        for number, (server, (op, store_id, key, payload)) in enumerate(requests):
+            for _, reply in self.servers[server].handle(0, (op, number, store_id, key, _copied(payload))):
+                results[reply[0]] = reply
+        return _payloads(results, len(requests))
+
+    def barrier(self):
+        pass
+
+
+class MpiLink:
+    """A worker of an MPI job: requests are MPI messages to the server ranks (``mpi.py``)."""
+
+    def __init__(self, the_cluster):
+        self.cluster = the_cluster
+        self.rank, self.num_workers = the_cluster.rank, the_cluster.num_workers
+        self.num_servers = the_cluster.num_servers
+        self._request_ids = itertools.count()
+        self._store_ids = itertools.count()
+
+    def new_store_id(self):
+        return next(self._store_ids)
+
+    def post(self, server, request):
+        op, store_id, key, payload = request
+        self.cluster.send(self.cluster.server_rank(server), (op, None, store_id, key, payload))
+
+    def call(self, requests):
+        from .mpi import REPLY
+        wanted = []
+        for server, (op, store_id, key, payload) in requests:
+            number = next(self._request_ids)
+            self.cluster.send(self.cluster.server_rank(server), (op, number, store_id, key, payload))
+            wanted.append(number)
+        results = {}
+        while len(results) < len(wanted):       # replies may come in any order
+            _, reply = self.cluster.receive(REPLY)
+            results[reply[0]] = reply
+        return _payloads({wanted.index(n): r for n, r in results.items()}, len(wanted))
+
+    def barrier(self):
+        self.cluster.barrier()
+
+
+def _copied(payload):
+    """A private copy of every numpy array in ``payload`` (a message must not share memory)."""
+    if isinstance(payload, np.ndarray):
+        return payload.copy()
+    if isinstance(payload, tuple):
+        return tuple(_copied(p) for p in payload)
+    return payload
+
+
+def _payloads(results, count):
+    missing = [i for i in range(count) if i not in results]
+    if missing:
+        raise KVStoreError('internal: %d request(s) to in-process servers got no answer' % len(missing))
+    errors = [results[i][2] for i in range(count) if not results[i][1]]
+    if errors:
+        raise KVStoreError(errors[0])
+    return [_copied(results[i][2]) for i in range(count)]
+
+
+# ---------------------------------------------------------------- create
+def create(name):
+    """A dist store: over MPI when mpiexec started this process, else worker 0 of 1 with local servers."""
+    if not isinstance(name, string_types):
+        raise _KVTypeError('kvstore.create: the name must be a str, got %s' % type(name).__name__)
+    _parse_type(name)
+    from .mpi import cluster
+    the_cluster = cluster()
+    if the_cluster is None:
+        servers = int(os.environ.get('DMLC_NUM_SERVER') or 1)
+        return DistKVStore(name, LocalLink(servers))
+    if the_cluster.is_server:
+        raise KVStoreError('kvstore.create(%r) on a server rank: servers do not run the script' % name)
+    return DistKVStore(name, MpiLink(the_cluster))
+
+
+def worker_rank():
+    """``(rank, num_workers)`` of this process in its distributed job: ``(0, 1)`` outside one."""
+    from . import mpi
+    if mpi._CLUSTER is not None and not mpi._CLUSTER.is_server:
+        return mpi._CLUSTER.rank, mpi._CLUSTER.num_workers
+    return 0, 1

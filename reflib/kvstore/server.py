@@ -1,0 +1,231 @@
+"""A parameter server: it holds the weights, collects the workers' gradients, and applies the update.
+
+Each server holds a slice of the model: some keys whole, and one part of every
+big key (``dist.py`` decides which, as MXNet does).  For each key it keeps the
+stored value and answers four requests from the workers:
+
+* ``init``   the first value (only worker 0 sends it: its value wins);
+* ``push``   a gradient (already summed over the worker's own devices);
+* ``pull``   "send me the current value";
+* ``leave``  "I am done: I will push nothing more".
+
+**dist_sync.**  Pushes for a key are collected in a *round* that takes one
+push from every worker.  When the round is full, the server adds the pushes
+(in the order they arrived, as MXNet does), applies the updater *once* to the
+sum, and starts a new round.  A worker's pull waits until every push it made
+to that key has been applied, so after ``push(k); pull(k)`` a worker sees the
+weight updated with *all* workers' gradients: every worker sees the same
+weights.  A push that arrives while the same worker still has one in the open
+round belongs to the next round and waits (``backlog``).
+
+**dist_async.**  Every push is applied the moment it arrives, alone, and a
+pull is answered at once.  A worker's pull still comes after its own push
+(messages between two processes keep their order), so it sees at least its
+own update; what else it sees depends on timing.  That is all async promises.
+
+Without an updater (no ``set_optimizer``) a sync round stores the plain sum,
+which is how Module sums gradients across machines when it updates locally.
+
+``KVServer.handle`` takes one request and returns the replies to send; it
+never touches MPI, so the same class serves an MPI job (``serve``) and a
+single process (``dist.LocalLink``), and the tests can drive it directly.
+"""
+
+import pickle
+import sys
+import traceback
+from collections import OrderedDict
+
+import numpy as np
+
+from ..context import cpu
+from ..ndarray.ndarray import NDArray
+
+__all__ = ['KVServer', 'serve']
+
+
+class _Key:
+    """One key's state on one server."""
+
+    __slots__ = ('name', 'value', 'round', 'backlog', 'waiting', 'error')
+
+    def __init__(self, name, value):
+        self.name = name             # the key as the workers wrote it (for messages)
+        self.value = value           # this server's part of the stored value: a flat numpy array
+        self.round = OrderedDict()   # worker -> its push in the open round, in arrival order
+        self.backlog = []            # (worker, push) that belong to a later round
+        self.waiting = []            # (worker, request id) of pulls that wait for the round
+        self.error = None            # why this key can no longer be served
+
+
+class _Store:
+    """One KVStore's keys and updater (a worker may create several stores, one after the other)."""
+
+    def __init__(self, kind, sync):
+        self.kind = kind
+        self.sync = sync
+        self.updater = None
+        self.keys = {}
+
+
+class KVServer:
+    """The state of server ``index`` of a job with ``num_workers`` workers.
+
+    ``handle(worker, request)`` returns a list of ``(worker, reply)`` to send.
+    A request is ``(op, request_id, store_id, key, payload)``; a reply is
+    ``(request_id, ok, payload)``, where ``payload`` is the error message when
+    ``ok`` is False.
+    """
+
+    def __init__(self, index, num_workers):
+        self.index = index
+        self.num_workers = num_workers
+        self.stores = {}
+        self.left = set()            # workers that said leave
+
+    @property
+    def finished(self):
+        return len(self.left) == self.num_workers
+
+    def handle(self, worker, request):
+        op, request_id, store_id, key, payload = request
+        if op == 'leave':
+            self.left.add(worker)
+            return self._answer_all_waiting()
+        if op == 'create':
+            kind, sync = payload
+            self.stores[store_id] = _Store(kind, sync)
+            return [(worker, (request_id, True, None))]
+        store = self.stores[store_id]
+        try:
+            handler = getattr(self, '_' + op)
+        except AttributeError:
+            return [(worker, (request_id, False, 'server %d: unknown request %r' % (self.index, op)))]
+        return handler(store, worker, request_id, key, payload)
+
+    # ------------------------------------------------------------ requests
+    def _init(self, store, worker, request_id, key, payload):
+        name, value = payload
+        store.keys[key] = _Key(name, np.array(value, copy=True))
+        return [(worker, (request_id, True, None))]
+
+    def _push(self, store, worker, request_id, key, value):
+        k = store.keys[key]
+        if not store.sync:
+            self._apply(store, key, k, value)
+            return []
+        if worker in k.round:
+            k.backlog.append((worker, value))
+            return []
+        k.round[worker] = value
+        while len(k.round) == self.num_workers:
+            pushes = list(k.round.values())
+            merged = pushes[0].copy()
+            for push in pushes[1:]:
+                merged += push
+            self._apply(store, key, k, merged)
+            k.round = OrderedDict()
+            later = []
+            for w, push in k.backlog:
+                (later.append((w, push)) if w in k.round else k.round.__setitem__(w, push))
+            k.backlog = later
+        return self._answer_waiting(k)
+
+    def _pull(self, store, worker, request_id, key, payload):
+        k = store.keys[key]
+        k.waiting.append((worker, request_id))
+        return self._answer_waiting(k)
+
+    def _set_updater(self, store, worker, request_id, key, payload):
+        kind, blob = payload
+        try:
+            thing = pickle.loads(blob) if blob is not None else None
+        except Exception as err:  # noqa: BLE001 - the worker gets the reason, whatever it is
+            return [(worker, (request_id, False, 'server %d could not unpickle the %s: %s: %s. The servers '
+                                                 'run only `import reflib`, so it must be importable there'
+                              % (self.index, kind, type(err).__name__, err)))]
+        if kind == 'optimizer':
+            from ..optimizer import get_updater
+            store.updater = get_updater(thing)
+        else:
+            store.updater = thing
+        return [(worker, (request_id, True, None))]
+
+    def _get_states(self, store, worker, request_id, key, dump_optimizer):
+        if store.updater is None or not hasattr(store.updater, 'get_states'):
+            return [(worker, (request_id, False, 'server %d has no optimizer states: call set_optimizer first'
+                              % self.index))]
+        return [(worker, (request_id, True, store.updater.get_states(dump_optimizer)))]
+
+    def _set_states(self, store, worker, request_id, key, blob):
+        if store.updater is None or not hasattr(store.updater, 'set_states'):
+            return [(worker, (request_id, False, 'server %d has no optimizer to load states into: call '
+                                                 'set_optimizer first' % self.index))]
+        try:
+            store.updater.set_states(blob)
+        except Exception as err:  # noqa: BLE001
+            return [(worker, (request_id, False, 'server %d: %s' % (self.index, err)))]
+        return [(worker, (request_id, True, None))]
+
+    # ------------------------------------------------------------ the update
+    def _apply(self, store, key, k, merged):
+        """stored = updater(stored, merged), or stored = merged without an updater."""
+        if k.error is not None:
+            return
+        if store.updater is None:
+            k.value[...] = merged
+            return
+        try:
+            store.updater(key, NDArray(merged, cpu(0)), NDArray(k.value, cpu(0)))
+        except Exception as err:  # noqa: BLE001 - reported to every worker that pulls this key
+            k.error = ('server %d: the update of key %r failed: %s: %s'
+                       % (self.index, k.name, type(err).__name__, err))
+            sys.stderr.write('[reflib] %s\n%s' % (k.error, traceback.format_exc()))
+
+    def _answer_waiting(self, k):
+        """Replies to the pulls of ``k`` that can be answered now; the others keep waiting."""
+        replies, still = [], []
+        for worker, request_id in k.waiting:
+            if k.error is not None:
+                replies.append((worker, (request_id, False, k.error)))
+            elif not self._has_pending_push(k, worker):
+                replies.append((worker, (request_id, True, k.value)))
+            elif self._round_cannot_finish(k):
+                replies.append((worker, (request_id, False, self._stuck_message(k))))
+            else:
+                still.append((worker, request_id))
+        k.waiting = still
+        return replies
+
+    def _answer_all_waiting(self):
+        replies = []
+        for store in self.stores.values():
+            for k in store.keys.values():
+                replies.extend(self._answer_waiting(k))
+        return replies
+
+    @staticmethod
+    def _has_pending_push(k, worker):
+        return worker in k.round or any(w == worker for w, _ in k.backlog)
+
+    def _round_cannot_finish(self, k):
+        return any(w in self.left and w not in k.round for w in range(self.num_workers))
+
+    def _stuck_message(self, k):
+        gone = sorted(w for w in self.left if w not in k.round)
+        return ('key %r can never be updated: worker%s %s finished without pushing it, and a dist_sync round '
+                'needs one push from every worker (%d of %d arrived). Give every worker the same number of '
+                'batches (e.g. NDArrayIter(..., num_parts=kv.num_workers, part_index=kv.rank))'
+                % (k.name, 's' if len(gone) > 1 else '', ', '.join(map(str, gone)), len(k.round),
+                   self.num_workers))
+
+
+def serve(the_cluster):
+    """A server rank's whole life: answer requests until every worker has left."""
+    server = KVServer(the_cluster.index, the_cluster.num_workers)
+    from .mpi import REQUEST
+    while not server.finished:
+        source, request = the_cluster.receive(REQUEST)
+        for worker, reply in server.handle(source, request):
+            the_cluster.reply(worker, reply)
+    the_cluster.flush()
