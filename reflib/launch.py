@@ -11,11 +11,17 @@ last S ranks the servers (``reflib/kvstore/mpi.py``).  You can type that
 command yourself, or the short form ``DMLC_NUM_SERVER=S mpiexec -n W+S python
 train.py`` (MPICH passes the environment on to every rank).
 
-What the launcher adds to plain mpiexec: when a process dies, mpiexec stops
-all the others and reports the *process id* of the one that died; the
-launcher says which worker or server that was.  Each rank records its pid in
-a scratch directory (``REFLIB_LAUNCH_DIR``) for that.  ``--timeout`` stops a
-job that runs too long.
+What the launcher adds to plain mpiexec: **it says which process brought a
+job down.**  When one process dies, mpiexec kills all the others at once
+(SIGKILL: they cannot say anything), and its own report names a process id,
+not always the right one.  So the launcher starts each rank through a small
+*guard* (``python reflib/rank_guard.py COMMAND``): the guard runs the
+command as its child and, when the child ends badly, writes down who it was
+and how it ended (``killed by signal 9``, ``exited with code 1``) *before*
+exiting itself.  mpiexec only reacts to the guard's exit, so the first death
+is always on record before anything else is killed.  A Python exception is
+recorded by the rank itself (``failed: RuntimeError: ...``, see
+``reflib/kvstore/mpi.py``).  ``--timeout`` stops a job that runs too long.
 """
 
 import argparse
@@ -32,6 +38,7 @@ import time
 __all__ = ['launch', 'mpiexec_command', 'find_mpiexec', 'main']
 
 _DEAD_PID = re.compile(r'PID (\d+) RUNNING AT')
+GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rank_guard.py')
 
 
 def find_mpiexec():
@@ -61,7 +68,8 @@ def mpiexec_command(command, num_workers, num_servers, env=None, hostfile=None, 
             line += ['-genv', name, str(value)]
         if hostfile:
             line += ['-f', hostfile]
-    return line + list(command)
+    # the guard runs by path: `python -m reflib...` would import reflib, and so start MPI, in the guard
+    return line + [sys.executable, GUARD] + list(command)
 
 
 def _is_open_mpi(mpiexec):
@@ -121,8 +129,8 @@ def launch(command, num_workers, num_servers=1, env=None, hostfile=None, timeout
         returncode = _wait(process, timeout)
         for thread in copiers:
             thread.join(timeout=5)
-        culprit = _who(pid_dir, dead[0]) if dead else None
-        note = _summary(returncode, culprit, dead[0] if dead else None, timeout)
+        culprit = _culprit(pid_dir, dead) if returncode != 0 else None
+        note = _summary(returncode, culprit, timeout)
         if note:
             if capture:
                 captured.append(note + '\n')
@@ -159,24 +167,40 @@ def _kill_group(process, sig):
         pass
 
 
-def _who(pid_dir, pid):
-    try:
-        with open(os.path.join(pid_dir, pid)) as f:
-            return f.read().strip()
-    except OSError:
-        return None
+def _notes(pid_dir):
+    """pid -> the lines that process wrote (its role first)."""
+    notes = {}
+    for name in os.listdir(pid_dir):
+        try:
+            with open(os.path.join(pid_dir, name)) as f:
+                notes[name] = f.read().splitlines()
+        except OSError:
+            pass
+    return notes
 
 
-def _summary(returncode, culprit, pid, timeout):
+def _culprit(pid_dir, reported):
+    """'worker 1 (rank 1) failed: ...' / '... was killed by signal 9': who brought the job down, or None."""
+    notes = _notes(pid_dir)
+    for kind in ('failed: ', 'killed by ', 'exited with '):
+        for pid, lines in sorted(notes.items()):
+            said = [line for line in lines[1:] if line.startswith(kind)]
+            if said:
+                return '%s %s (pid %s)' % (lines[0], said[0], pid)
+    if reported:
+        return 'the process with pid %s (mpiexec reported it)' % reported[0]
+    return None
+
+
+def _summary(returncode, culprit, timeout):
     if returncode == 0:
         return None
     if returncode == 124 and timeout is not None:
         return 'reflib.launch: the job ran longer than %g s and was stopped' % timeout
-    if pid is None:
+    if culprit is None:
         return 'reflib.launch: the job failed (mpiexec exit code %d)' % returncode
-    who = culprit or 'the process with pid %s (it never reached `import reflib`)' % pid
-    return ('reflib.launch: %s died first (pid %s); mpiexec then stopped every other process of the job '
-            '(exit code %d)' % (who, pid, returncode))
+    return ('reflib.launch: %s; mpiexec then stopped every other process of the job (exit code %d)'
+            % (culprit, returncode))
 
 
 def main(argv=None):
@@ -184,7 +208,7 @@ def main(argv=None):
         prog='python -m reflib.launch',
         description='Run a training script as a distributed reflib job: WORKERS worker processes and '
                     'SERVERS parameter servers, started by mpiexec.')
-    parser.add_argument('-n', '--num-workers', type=int, required=True, help='number of worker processes')
+    parser.add_argument('-n', '--num-workers', type=int, default=None, help='number of worker processes')
     parser.add_argument('-s', '--num-servers', type=int, default=None,
                         help='number of server processes (default: as many as workers, as in MXNet)')
     parser.add_argument('-H', '--hostfile', default=None, help="mpiexec's host file, for several machines")
@@ -194,8 +218,8 @@ def main(argv=None):
     parser.add_argument('--dry-run', action='store_true', help='print the mpiexec command and exit')
     parser.add_argument('command', nargs=argparse.REMAINDER, help='the command every process runs')
     args = parser.parse_args(argv)
-    if not args.command:
-        parser.error('give the command to run, e.g. python train.py')
+    if not args.command or args.num_workers is None:
+        parser.error('give the number of workers (-n) and the command to run, e.g. -n 2 python train.py')
     env = {}
     for item in args.env:
         if '=' not in item:

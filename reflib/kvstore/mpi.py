@@ -153,10 +153,19 @@ class Cluster:
         self.comm.Abort(code)
 
     def _record_pid(self):
+        self.note(self.describe())
+
+    def note(self, line):
+        """Tell reflib.launch (if it started the job) something about this process: its role, how it ended.
+
+        The launcher cannot ask: when one process dies, mpiexec kills the
+        others at once.  So each leaves a line in ``REFLIB_LAUNCH_DIR/<pid>``:
+        its role first, then ``finished`` or ``failed: <why>``.
+        """
         directory = os.environ.get(LAUNCH_DIR_VARIABLE)
         if directory and os.path.isdir(directory):
-            with open(os.path.join(directory, str(os.getpid())), 'w') as f:
-                f.write(self.describe())
+            with open(os.path.join(directory, str(os.getpid())), 'a') as f:
+                f.write(line.replace('\n', ' ') + '\n')
 
 
 def _role_counts(size):
@@ -206,6 +215,7 @@ def _install_abort_on_uncaught(the_cluster):
 
     def abort_job(kind, value, traceback):
         previous(kind, value, traceback)
+        the_cluster.note('failed: %s: %s' % (kind.__name__, value))
         sys.stderr.write('[reflib] %s failed with an uncaught %s; aborting every process of the job\n'
                          % (the_cluster.describe(), kind.__name__))
         the_cluster.abort(1)
@@ -225,6 +235,7 @@ def start_if_distributed():
     if the_cluster.is_server:
         from .server import serve
         serve(the_cluster)
+        the_cluster.note('finished')
         raise SystemExit(0)
     atexit.register(_leave, the_cluster)
 
@@ -233,3 +244,4 @@ def _leave(the_cluster):
     """A worker's last words to every server: it will push nothing more."""
     for index in range(the_cluster.num_servers):
         the_cluster.send(the_cluster.server_rank(index), ('leave', None, None, None, None))
+    the_cluster.note('finished')
