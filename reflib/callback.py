@@ -11,10 +11,13 @@
 * **epoch-end** callbacks, with ``(epoch, symbol, arg_params, aux_params)``:
   :func:`do_checkpoint`, :func:`module_checkpoint`.  Both save under the number
   ``epoch + 1``, the number of epochs completed, so training for 2 epochs writes
-  ``prefix-0001.params`` and ``prefix-0002.params``.
+  ``prefix-0001.params`` and ``prefix-0002.params``.  In a distributed job only
+  worker 0 writes (every worker would write the same file); pass
+  ``all_workers=True`` to have every worker write its own copy.
 
 Everything is logged through the root ``logging`` logger at INFO level, with
-MXNet's message formats.
+MXNet's message formats; in a job with several workers each line starts with
+``Node[rank] ``, as in MXNet's distributed examples.
 """
 
 import logging
@@ -22,32 +25,35 @@ import sys
 import time
 import warnings
 
+from .kvstore.dist import node_prefix, worker_rank
 from .model import save_checkpoint
 
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer', 'ProgressBar',
            'LogValidationMetricsCallback']
 
 
-def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
+def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False, all_workers=False):
     """Epoch-end callback: ``mod.save_checkpoint(prefix, epoch + 1, ...)`` every ``period`` epochs."""
     period = int(max(1, period))
 
     def _callback(iter_no, sym=None, arg=None, aux=None):
-        if (iter_no + 1) % period == 0:
+        if (iter_no + 1) % period == 0 and (all_workers or worker_rank()[0] == 0):
             mod.save_checkpoint(prefix, iter_no + 1, save_optimizer_states)
     return _callback
 
 
-def do_checkpoint(prefix, period=1):
+def do_checkpoint(prefix, period=1, all_workers=False):
     """Epoch-end callback writing ``prefix-symbol.json`` and ``prefix-%04d.params`` (epoch + 1).
 
     For example ``mod.fit(train_iter, num_epoch=2, epoch_end_callback=do_checkpoint('net'))``
-    writes ``net-symbol.json``, ``net-0001.params`` and ``net-0002.params``.
+    writes ``net-symbol.json``, ``net-0001.params`` and ``net-0002.params``.  In a
+    distributed job only worker 0 writes, unless ``all_workers`` (then give each
+    worker its own ``prefix``).
     """
     period = int(max(1, period))
 
     def _callback(iter_no, sym, arg, aux):
-        if (iter_no + 1) % period == 0:
+        if (iter_no + 1) % period == 0 and (all_workers or worker_rank()[0] == 0):
             save_checkpoint(prefix, iter_no + 1, sym, arg, aux)
     return _callback
 
@@ -103,13 +109,16 @@ class Speedometer:
             values = [x for pair in name_value for x in pair]
             if self.auto_reset:
                 param.eval_metric.reset_local()
-                msg = 'Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec' + '\t%s=%f' * len(name_value)
+                msg = (node_prefix() + 'Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec'
+                       + '\t%s=%f' * len(name_value))
                 logging.info(msg, param.epoch, count - self.frequent, count, speed, *values)
             else:
-                msg = 'Epoch[%d] Batch [0-%d]\tSpeed: %.2f samples/sec' + '\t%s=%f' * len(name_value)
+                msg = (node_prefix() + 'Epoch[%d] Batch [0-%d]\tSpeed: %.2f samples/sec'
+                       + '\t%s=%f' * len(name_value))
                 logging.info(msg, param.epoch, count, speed, *values)
         else:
-            logging.info('Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec', param.epoch, count, speed)
+            logging.info(node_prefix() + 'Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec',
+                         param.epoch, count, speed)
         self.tic = time.time()
 
 

@@ -153,10 +153,21 @@ class NDArrayIter(DataIter):
     >>> it = mx.io.NDArrayIter(np.arange(10).reshape(5, 2), np.arange(5), batch_size=2)
     >>> [(b.label[0].asnumpy().tolist(), b.pad) for b in it]
     [([0.0, 1.0], 0), ([2.0, 3.0], 0), ([4.0, 0.0], 1)]
+
+    ``num_parts``/``part_index`` (not in MXNet's NDArrayIter; named as in its
+    MNISTIter and ImageRecordIter) keep one of ``num_parts`` equal, contiguous
+    parts of the samples, for one worker of a distributed job: ``num_parts =
+    kv.num_workers, part_index = kv.rank``.  Every part has ``n // num_parts``
+    samples (the last ``n % num_parts`` are dropped), so every worker makes the
+    same number of batches, which ``dist_sync`` needs.
+
+    >>> part = mx.io.NDArrayIter(np.arange(10), batch_size=2, num_parts=3, part_index=1)
+    >>> [b.data[0].asnumpy().tolist() for b in part]
+    [[3.0, 4.0], [5.0, 3.0]]
     """
 
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad',
-                 data_name='data', label_name='softmax_label', layout='NCHW'):
+                 data_name='data', label_name='softmax_label', layout='NCHW', num_parts=1, part_index=0):
         super().__init__(batch_size)
         if last_batch_handle not in ('pad', 'discard', 'roll_over'):
             raise MXNetError("NDArrayIter: last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
@@ -167,6 +178,8 @@ class NDArrayIter(DataIter):
         if len(set(sizes.values())) > 1:
             raise MXNetError('NDArrayIter: all data and labels need the same number of samples, got %s' % sizes)
         self.num_data = next(iter(sizes.values()))
+        if num_parts != 1 or part_index != 0:
+            self._keep_part(num_parts, part_index)
         if batch_size <= 0:
             raise MXNetError('NDArrayIter: batch_size must be positive, got %r' % (batch_size,))
         if last_batch_handle == 'discard' and self.num_data < batch_size:
@@ -180,6 +193,23 @@ class NDArrayIter(DataIter):
         self._cache_data = None
         self._cache_label = None
         self.reset()
+
+    def _keep_part(self, num_parts, part_index):
+        """Keep samples ``[i*m, (i+1)*m)`` of ``m = n // num_parts``, for ``i = part_index``."""
+        if isinstance(num_parts, bool) or not isinstance(num_parts, (int, np.integer)) or num_parts < 1:
+            raise MXNetError('NDArrayIter: num_parts must be a positive int, got %r' % (num_parts,))
+        if (isinstance(part_index, bool) or not isinstance(part_index, (int, np.integer))
+                or not 0 <= part_index < num_parts):
+            raise MXNetError('NDArrayIter: part_index must be an int in [0, %d) (num_parts=%d), got %r'
+                             % (num_parts, num_parts, part_index))
+        per_part = self.num_data // num_parts
+        if per_part == 0:
+            raise MXNetError('NDArrayIter: %d samples cannot make %d parts of at least one sample'
+                             % (self.num_data, num_parts))
+        start = int(part_index) * per_part
+        self.data = [(name, arr[start:start + per_part]) for name, arr in self.data]
+        self.label = [(name, arr[start:start + per_part]) for name, arr in self.label]
+        self.num_data = per_part
 
     @property
     def provide_data(self):

@@ -26,6 +26,7 @@ from ..context import cpu
 from ..io import DataBatch, DataDesc, DataIter
 from ..model import BatchEndParam, split_params
 from ..initializer import Uniform
+from ..kvstore.dist import node_prefix
 
 __all__ = ['BaseModule', 'ModuleStateError']
 
@@ -233,9 +234,10 @@ class BaseModule:
                     for callback in _as_list(batch_end_callback):
                         callback(params)
                 nbatch += 1
+            node = node_prefix()        # 'Node[1] ' on worker 1 of a distributed job, else ''
             for name, val in eval_name_vals:
-                self.logger.info('Epoch[%d] Train-%s=%f', epoch, name, val)
-            self.logger.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
+                self.logger.info(node + 'Epoch[%d] Train-%s=%f', epoch, name, val)
+            self.logger.info(node + 'Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
 
             arg_params, aux_params = self.get_params()
             self.set_params(arg_params, aux_params)
@@ -246,7 +248,7 @@ class BaseModule:
                 res = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,
                                  batch_end_callback=eval_batch_end_callback, epoch=epoch)
                 for name, val in res:
-                    self.logger.info('Epoch[%d] Validation-%s=%f', epoch, name, val)
+                    self.logger.info(node + 'Epoch[%d] Validation-%s=%f', epoch, name, val)
             train_data.reset()
 
     # ----------------------------------------------------------- parameters

@@ -67,5 +67,6 @@ mod.fit(train, num_epoch=args.epochs, kvstore=kv, optimizer=args.optimizer, opti
         arg_params={k: mx.nd.array(v) for k, v in arg_params.items()}, force_init=True)
 params, _ = mod.get_params()
 np.savez('%s.rank%d.npz' % (args.out, rank), **{k: v.asnumpy() for k, v in params.items()})
-print('rank %d of %d workers: done, %d batches per epoch' % (rank, workers, len(rows) // b))
+print('rank %d of %d workers: done, %d batches per epoch, rescale_grad %g'
+      % (rank, workers, len(rows) // b, mod._optimizer.rescale_grad))
 sys.stdout.flush()
