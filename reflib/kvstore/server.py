@@ -10,9 +10,11 @@ stored value and answers four requests from the workers:
 * ``leave``  "I am done: I will push nothing more".
 
 **dist_sync.**  Pushes for a key are collected in a *round* that takes one
-push from every worker.  When the round is full, the server adds the pushes
-(in the order they arrived, as MXNet does), applies the updater *once* to the
-sum, and starts a new round.  A worker's pull waits until every push it made
+push from every worker.  When the round is full, the server adds the pushes,
+applies the updater *once* to the sum, and starts a new round.  (It adds them
+in worker order, 0 + 1 + 2 + ..., so a run is reproducible bit for bit; MXNet
+adds them in the order they arrive, which for three or more workers changes
+the float32 rounding from run to run.)  A worker's pull waits until every push it made
 to that key has been applied, so after ``push(k); pull(k)`` a worker sees the
 weight updated with *all* workers' gradients: every worker sees the same
 weights.  A push that arrives while the same worker still has one in the open
@@ -119,7 +121,7 @@ class KVServer:
             return []
         k.round[worker] = value
         while len(k.round) == self.num_workers:
-            pushes = list(k.round.values())
+            pushes = [k.round[w] for w in sorted(k.round)]
             merged = pushes[0].copy()
             for push in pushes[1:]:
                 merged += push
