@@ -446,10 +446,17 @@ class Module(BaseModule):
         self._params_dirty = True
         group = self._exec_group
         if self._update_on_kvstore:
-            for index, (name, weights, grads) in enumerate(zip(group.param_names, group.param_arrays,
-                                                                group.grad_arrays)):
-                if grads[0] is None:
-                    continue
+            wanted = [(index, name, weights, grads) for index, (name, weights, grads)
+                      in enumerate(zip(group.param_names, group.param_arrays, group.grad_arrays))
+                      if grads[0] is not None]
+            if isinstance(self._kvstore, kvs.DistKVStore):
+                # every push first, then one pull of all keys: one wait for the servers per step,
+                # not one per parameter (MXNet's asynchronous engine overlaps them the same way)
+                names = [name for _, name, _, _ in wanted]
+                self._kvstore.push(names, [grads for _, _, _, grads in wanted])
+                self._kvstore.pull(names, [weights for _, _, weights, _ in wanted])
+                return
+            for index, name, weights, grads in wanted:
                 self._kvstore.push(name, grads, priority=-index)
                 self._kvstore.pull(name, weights, priority=-index)
             return
