@@ -136,6 +136,12 @@ def test_a_server_finishes_when_every_worker_has_left():
 
 
 # ---------------------------------------------------------------- a dist store in one process
+def test_mxnet_launcher_roles_outside_mpi_are_a_clear_error(monkeypatch):
+    monkeypatch.setenv('DMLC_ROLE', 'server')
+    with pytest.raises(KVStoreError, match="DMLC_ROLE=server.*MXNet's launcher.*python -m reflib.launch"):
+        mx.kv.create('dist_sync')
+
+
 def test_dist_store_names_and_errors():
     for name in ('dist_sync', 'dist_async', 'dist_device_sync', 'dist_sync_device', 'dist'):
         assert mx.kv.create(name).type == name
@@ -312,6 +318,13 @@ def test_dist_device_sync_with_two_devices_equals_dist_sync(tmp_path):
     for name in plain[0]:
         np.testing.assert_allclose(device[0][name], plain[0][name], atol=1e-6)
         np.testing.assert_array_equal(device[0][name], device[1][name])
+
+
+def test_init_push_pushpull_barrier_and_split_states_across_processes(tmp_path):
+    code, log = _launch(['-n', '3', '-s', '2', '--env', 'MXNET_KVSTORE_BIGARRAY_BOUND=20', sys.executable,
+                         os.path.join(SCRIPTS, 'basics.py'), str(tmp_path / 'big.states')])
+    assert code == 0, log
+    assert log.count('basics hold') == 3
 
 
 def test_dist_async_keeps_its_promises(tmp_path):

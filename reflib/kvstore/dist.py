@@ -407,6 +407,13 @@ def create(name):
     from .mpi import cluster
     the_cluster = cluster()
     if the_cluster is None:
+        role = os.environ.get('DMLC_ROLE')
+        if role:
+            # MXNet's own launcher starts scheduler/server/worker processes that meet over TCP;
+            # reflib's processes meet through MPI, so this process would train alone, unnoticed
+            raise KVStoreError('kvstore.create(%r): DMLC_ROLE=%s says MXNet\'s launcher started this process, '
+                               'but reflib runs distributed jobs over MPI: start it with `python -m reflib.launch '
+                               '-n WORKERS -s SERVERS python script.py`' % (name, role))
         servers = int(os.environ.get('DMLC_NUM_SERVER') or 1)
         return DistKVStore(name, LocalLink(servers))
     if the_cluster.is_server:
