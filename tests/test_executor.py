@@ -529,3 +529,47 @@ def test_a_group_mapped_to_a_list_of_contexts_is_a_clear_error():
         y = mx.sym.tanh(mx.sym.Variable('x'))
     with pytest.raises(BindError, match="exactly one Context"):
         y.simple_bind(mx.cpu(0), group2ctx={'g1': [mx.cpu(1), mx.cpu(2)]}, x=(2,))
+
+
+# ------------------------------------------------------------------ only the wanted input gradients
+@pytest.mark.parametrize('op_name, kwargs, shapes', [
+    ('FullyConnected', {'num_hidden': 5}, [(4, 3), (5, 3), (5,)]),
+    ('Convolution', {'num_filter': 4, 'kernel': (3, 3), 'pad': (1, 1)}, [(2, 3, 6, 6), (4, 3, 3, 3), (4,)]),
+    ('dot', {}, [(4, 3), (3, 5)]),
+])
+def test_backward_skips_unwanted_input_gradients_and_keeps_the_rest_bit_identical(op_name, kwargs, shapes):
+    from reflib.operator.registry import OpEnv, get
+    op = get(op_name)
+    p = op.parse_params(kwargs)
+    rng = np.random.RandomState(0)
+    ins = [rng.randn(*s).astype(np.float32) for s in shapes]
+    outs = op.forward(p, OpEnv(mx.cpu(), True), ins, [])
+    head = [rng.randn(*o.shape).astype(np.float32) for o in outs]
+    full = op.backward(p, OpEnv(mx.cpu(), True), head, ins, outs, [])
+    wants = (False,) + (True,) * (len(ins) - 1)
+    some = op.backward(p, OpEnv(mx.cpu(), True, wants=wants), head, ins, outs, [])
+    assert some[0] is None
+    for a, b in zip(full[1:], some[1:]):
+        assert np.array_equal(a, b)
+
+
+def test_executor_computes_no_data_gradient_nobody_asked_for():
+    data = mx.sym.Variable('data')
+    net = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), name='conv')
+    net = mx.sym.FullyConnected(net, num_hidden=3, name='fc')
+    net = mx.sym.SoftmaxOutput(net, name='softmax')
+    grads = {}
+    for req in ('write', 'null'):
+        ex = net.simple_bind(mx.cpu(), data=(2, 1, 5, 5), grad_req={'data': req, 'conv_weight': 'write',
+                                                                   'conv_bias': 'write', 'fc_weight': 'write',
+                                                                   'fc_bias': 'write', 'softmax_label': 'null'})
+        rng = np.random.RandomState(1)
+        for name, arr in ex.arg_dict.items():
+            arr[:] = rng.uniform(-1, 1, arr.shape) if name != 'softmax_label' else np.array([0, 2])
+        ex.forward(is_train=True)
+        ex.backward()
+        grads[req] = {k: v.asnumpy() for k, v in ex.grad_dict.items() if v is not None and k != 'data'}
+        conv_step = next(s for s in ex._plan.steps if s.node.name == 'conv')
+        assert conv_step.env_train.wants == (req == 'write', True, True)
+    for name in grads['write']:
+        assert np.array_equal(grads['write'][name], grads['null'][name]), name

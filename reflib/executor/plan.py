@@ -8,7 +8,8 @@ reverse.  The plan also decides:
 * which context each step runs on (its ``__ctx_group__`` via group2ctx, else
   the executor's context) and which inputs must be copied across devices;
 * which steps lie on a path to an argument that wants a gradient (backward
-  skips the rest);
+  skips the rest), and, per step, which of its inputs' gradients are wanted
+  (an operator skips the others: no data gradient for the first layer);
 * when each intermediate slot is last read, so the forward of an executor that
   will never run backward (no gradient wanted) can drop it right there (the
   memory plan: peak memory is the live set, not the sum).
@@ -93,6 +94,8 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
         step.needs_grad = any(carries[s] for s in step.in_slots)
         for s in step.out_slots:
             carries[s] = step.needs_grad
+        # backward computes only the input gradients that flow somewhere (see OpEnv.wants)
+        step.env_train.wants = tuple(carries[s] for s in step.in_slots)
 
     head_slots = [slot_of[(id(n), i)] for n, i in outputs]
     # inference liveness: free an intermediate after its last reader unless it is a head

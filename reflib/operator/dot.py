@@ -164,13 +164,18 @@ class Dot(_DotBase):
         lhs, rhs = inputs
         a2, b2, a_shape, b_shape = self._as_matrices(p, env, lhs, rhs)
         g2 = out_grads[0].reshape(a2.shape[0], b2.shape[1])
-        da = (g2 @ b2.T).reshape(a_shape)
-        db = (a2.T @ g2).reshape(b_shape)
-        if p.transpose_a and lhs.ndim > 1:
-            da = xp.moveaxis(da, -1, 0)
-        if p.transpose_b and rhs.ndim > 1:
-            db = xp.moveaxis(db, 0, -1)
-        return [xp.ascontiguousarray(da), xp.ascontiguousarray(db)]
+        da = db = None
+        if env.wants_grad(0):
+            da = (g2 @ b2.T).reshape(a_shape)
+            if p.transpose_a and lhs.ndim > 1:
+                da = xp.moveaxis(da, -1, 0)
+            da = xp.ascontiguousarray(da)
+        if env.wants_grad(1):
+            db = (a2.T @ g2).reshape(b_shape)
+            if p.transpose_b and rhs.ndim > 1:
+                db = xp.moveaxis(db, 0, -1)
+            db = xp.ascontiguousarray(db)
+        return [da, db]
 
 
 @register

@@ -61,10 +61,10 @@ class FullyConnected(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         data, weight = inputs[0], inputs[1]
         grad = out_grads[0].reshape(-1, p.num_hidden)
-        flat = self._flat(p, data)
-        grads = [(grad @ weight).reshape(data.shape), grad.T @ flat]
+        grads = [(grad @ weight).reshape(data.shape) if env.wants_grad(0) else None,
+                 grad.T @ self._flat(p, data) if env.wants_grad(1) else None]
         if not p.no_bias:
-            grads.append(grad.sum(axis=0))
+            grads.append(grad.sum(axis=0) if env.wants_grad(2) else None)
         return grads
 
 
@@ -354,8 +354,12 @@ class Convolution(Operator):
         d_weight, d_cols = [], []
         for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
             d_weight.append(grad[f_rows] @ cols[c_rows].T)    # sum over samples and positions
-            d_cols.append(w[f_rows].T @ grad_t[f_rows])        # each patch's share of the gradient
-        d_weight = _stack_rows(xp, d_weight).reshape(weight.shape)
+            if env.wants_grad(0):
+                d_cols.append(w[f_rows].T @ grad_t[f_rows])    # each patch's share of the gradient
+        d_weight = _stack_rows(xp, d_weight).reshape(weight.shape) if env.wants_grad(1) else None
+        bias = [] if p.no_bias else [out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim)))]
+        if not env.wants_grad(0):       # the first layer: nobody reads the data's gradient
+            return [None, d_weight] + bias
         d_cols = _stack_rows(xp, d_cols).reshape((channels, len(slices)) + out_size + (batch,))
 
         # Scatter the patch gradients back onto the input positions they were read from.
@@ -371,10 +375,7 @@ class Convolution(Operator):
             # one offset's slice has no repeated positions, so += is exact here
             d_padded[sl] += d_cols[:, k]
         d_data = _crop_spatial(d_padded, geometry[3], data.shape[2:]).swapaxes(0, 1)
-        grads = [xp.ascontiguousarray(d_data), d_weight]
-        if not p.no_bias:
-            grads.append(out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim))))
-        return grads
+        return [xp.ascontiguousarray(d_data), d_weight] + bias
 
 
 # =====================================================================

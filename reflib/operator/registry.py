@@ -116,13 +116,24 @@ class Params:
 
 
 class OpEnv:
-    """Where one operator call runs: the array module, the context, train or test mode."""
-    __slots__ = ('xp', 'ctx', 'is_train')
+    """Where one operator call runs: the array module, the context, train or test mode.
 
-    def __init__(self, ctx, is_train=False):
+    ``wants`` (one bool per input, or None for all) tells ``backward`` which input
+    gradients anybody will read: the executor's plan sets it, so that, say, the first
+    FullyConnected layer does not compute the gradient of the data, which no one asked
+    for.  An operator may return None for an input it is not asked about.
+    """
+    __slots__ = ('xp', 'ctx', 'is_train', 'wants')
+
+    def __init__(self, ctx, is_train=False, wants=None):
         self.ctx = ctx
         self.xp = ctx.xp
         self.is_train = is_train
+        self.wants = wants
+
+    def wants_grad(self, k):
+        """Whether the gradient of input ``k`` is needed."""
+        return self.wants is None or self.wants[k]
 
     @property
     def rng(self):
