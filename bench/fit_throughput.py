@@ -45,15 +45,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_MXNET_PYTHON = '/tmp/mxv/bin/python'
 THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 
-# name -> (batch size, samples per epoch, samples per epoch with --quick)
+# name -> (samples per epoch, samples per epoch with --quick); both multiples of 256
 MODELS = {
-    'mlp': (128, 2560, 1280),
-    'cnn': (64, 1280, 640),
+    'mlp': (5120, 2560),
+    'cnn': (1280, 768),
+    'resnet': (768, 512),
 }
 MODEL_TITLES = {
-    'mlp': 'MLP 784-256-128-10 relu, batch 128',
-    'cnn': 'LeNet CNN (conv20-pool-conv50-pool-fc500-fc10, tanh), batch 64',
+    'mlp': 'MLP 784-256-128-10 relu',
+    'cnn': 'LeNet CNN (conv20-pool-conv50-pool-fc500-fc10, tanh), input 1x28x28',
+    'resnet': 'ResNet-style: conv16-BN-relu, 2 residual blocks (conv-BN-relu-conv-BN + x, relu; the second '
+              'with stride 2 and a 1x1 projection), global avg pool, fc10; input 3x32x32',
 }
+DEFAULT_BATCHES = '16,64,256'
 
 # label, library, extra environment
 CONFIGS = [
@@ -73,6 +77,12 @@ def build_symbol(mx, model):
         net = mx.sym.FullyConnected(net, num_hidden=128, name='fc2')
         net = mx.sym.Activation(net, act_type='relu', name='relu2')
         net = mx.sym.FullyConnected(net, num_hidden=10, name='fc3')
+    elif model == 'resnet':
+        net = conv_bn(mx, data, 16, 'stem', relu=True)
+        net = residual_block(mx, net, 16, stride=1, name='block1')
+        net = residual_block(mx, net, 32, stride=2, name='block2')
+        net = mx.sym.Pooling(net, pool_type='avg', global_pool=True, kernel=(1, 1), name='pool')
+        net = mx.sym.FullyConnected(mx.sym.Flatten(net), num_hidden=10, name='fc')
     elif model == 'cnn':
         net = mx.sym.Convolution(data, kernel=(5, 5), num_filter=20, name='conv1')
         net = mx.sym.Activation(net, act_type='tanh', name='tanh1')
@@ -89,6 +99,22 @@ def build_symbol(mx, model):
     return mx.sym.SoftmaxOutput(net, name='softmax')
 
 
+def conv_bn(mx, x, filters, name, stride=1, kernel=3, relu=False):
+    pad = (kernel // 2, kernel // 2)
+    x = mx.sym.Convolution(x, kernel=(kernel, kernel), stride=(stride, stride), pad=pad, num_filter=filters,
+                           no_bias=True, name=name + '_conv')
+    x = mx.sym.BatchNorm(x, name=name + '_bn')
+    return mx.sym.Activation(x, act_type='relu', name=name + '_relu') if relu else x
+
+
+def residual_block(mx, x, filters, stride, name):
+    """relu(bn(conv(relu(bn(conv(x))))) + shortcut), the shortcut a 1x1 projection when the shape changes."""
+    body = conv_bn(mx, x, filters, name + 'a', stride=stride, relu=True)
+    body = conv_bn(mx, body, filters, name + 'b')
+    shortcut = conv_bn(mx, x, filters, name + 'proj', stride=stride, kernel=1) if stride != 1 else x
+    return mx.sym.Activation(body + shortcut, act_type='relu', name=name + '_relu')
+
+
 def fit_arguments(mx):
     """Everything passed to Module.fit besides the data and the epochs.
 
@@ -103,7 +129,7 @@ def fit_arguments(mx):
 
 def synthetic_data(np, model, samples, seed):
     rng = np.random.RandomState(seed)
-    shape = (samples, 784) if model == 'mlp' else (samples, 1, 28, 28)
+    shape = {'mlp': (samples, 784), 'cnn': (samples, 1, 28, 28), 'resnet': (samples, 3, 32, 32)}[model]
     images = rng.uniform(0, 1, size=shape).astype(np.float32)
     labels = rng.randint(0, 10, size=samples).astype(np.float32)
     return images, labels
@@ -146,7 +172,7 @@ def run_worker(args):
         import reflib as mx
     t_import = time.perf_counter() - t_import
 
-    batch_size = MODELS[args.model][0]
+    batch_size = args.batch
     np.random.seed(args.seed)
     mx.random.seed(args.seed)
     images, labels = synthetic_data(np, args.model, args.samples, args.seed)
@@ -221,20 +247,21 @@ def mxnet_python(explicit):
     return path, probe.stdout.strip()
 
 
-def run_one(python, label, lib, extra_env, model, samples, args):
+def run_one(python, label, lib, extra_env, model, batch, threads, samples, args):
     env = dict(os.environ)
     for var in THREAD_VARS:
-        env[var] = str(args.threads)
+        env[var] = str(threads)
     env.pop('MXNET_SUBGRAPH_BACKEND', None)
     env.update(extra_env)
     if lib == 'reflib':  # this checkout's reflib, even where it is not installed
         env['PYTHONPATH'] = os.pathsep.join(filter(None, [os.path.dirname(HERE), env.get('PYTHONPATH')]))
     with tempfile.NamedTemporaryFile(suffix='.json', delete=False) as tmp:
         result_path = tmp.name
-    cmd = [python, os.path.abspath(__file__), '--worker', '--lib', lib, '--models', model,
+    cmd = [python, os.path.abspath(__file__), '--worker', '--lib', lib, '--models', model, '--batch', str(batch),
            '--samples', str(samples), '--repeat', str(args.repeat), '--min-time', str(args.min_time),
            '--seed', str(args.seed), '--result', result_path]
-    print('  %-6s %-17s ...' % (model, label), end='', flush=True)
+    print('  %-6s batch %-3d %d thread%s %-17s ...' % (model, batch, threads, 's' if threads > 1 else ' ', label),
+          end='', flush=True)
     tic = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     try:
@@ -247,6 +274,7 @@ def run_one(python, label, lib, extra_env, model, samples, args):
     finally:
         os.unlink(result_path)
     result['config'] = label
+    result['threads'] = threads
     result['extra_env'] = extra_env
     result['wall_s'] = time.perf_counter() - tic
     print(' %9.0f samples/s  (median of %d runs of %d epoch(s); range %.0f-%.0f; %.1f CPUs busy; '
@@ -261,7 +289,7 @@ def combine(workers):
     """One result per (model, config): the runs of every round pooled, peak RSS the largest."""
     combined = {}
     for w in workers:
-        key = (w['model'], w['config'])
+        key = (w['model'], w['batch_size'], w['threads'], w['config'])
         if key not in combined:
             combined[key] = dict(w, runs=[], rounds=0, others_cpu=0.0, total_s=0.0)
         c = combined[key]
@@ -288,46 +316,76 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else '-'
 
 
-def print_table(results, models, have_mxnet):
-    by = {(r['model'], r['config']): r for r in results}
-    header = ('%-5s %12s %12s %8s %14s %8s %11s %11s %11s'
-              % ('model', 'reflib s/s', 'MXNet s/s', 'ratio', 'MXNet-noSG s/s', 'ratio',
-                 'RSS reflib', 'RSS MXNet', 'RSS noSG'))
+def print_table(results, models, batches, threads_list, have_mxnet, load):
+    by = {(r['model'], r['batch_size'], r['threads'], r['config']): r for r in results}
+    rate = lambda r: r['median_samples_per_s'] if r else None
+    ratio = lambda a, b: a / b if a and b else None
+    header = ('%-6s %5s %7s %11s %11s %7s %14s %7s %10s %10s'
+              % ('model', 'batch', 'threads', 'reflib s/s', 'MXNet s/s', 'ratio', 'MXNet-noSG s/s', 'ratio',
+                 'RSS reflib', 'RSS MXNet'))
     print(header)
     print('-' * len(header))
     for model in models:
-        ref, mxd, mxn = (by.get((model, c[0])) for c in CONFIGS)
-        rate = lambda r: r['median_samples_per_s'] if r else None
-        ratio = lambda a, b: a / b if a and b else None
-        rss = lambda r: '%.0f MiB' % r['peak_rss_mib'] if r else '-'
-        print('%-5s %12s %12s %8s %14s %8s %11s %11s %11s'
-              % (model, fmt(rate(ref), '.0f'), fmt(rate(mxd), '.0f'), fmt(ratio(rate(ref), rate(mxd)), '.3f'),
-                 fmt(rate(mxn), '.0f'), fmt(ratio(rate(ref), rate(mxn)), '.3f'), rss(ref), rss(mxd), rss(mxn)))
+        for batch in batches:
+            for threads in threads_list:
+                ref, mxd, mxn = (by.get((model, batch, threads, c[0])) for c in CONFIGS)
+                rss = lambda r: '%.0f MiB' % r['peak_rss_mib'] if r else '-'
+                print('%-6s %5d %7d %11s %11s %7s %14s %7s %10s %10s'
+                      % (model, batch, threads, fmt(rate(ref), '.0f'), fmt(rate(mxd), '.0f'),
+                         fmt(ratio(rate(ref), rate(mxd)), '.3f'), fmt(rate(mxn), '.0f'),
+                         fmt(ratio(rate(ref), rate(mxn)), '.3f'), rss(ref), rss(mxd)))
+    if have_mxnet:
+        print()
+        print('best vs best: each library at its fastest thread count (MXNet: either configuration)')
+        header = '%-6s %5s %22s %32s %7s' % ('model', 'batch', 'reflib best s/s', 'MXNet best s/s', 'ratio')
+        print(header)
+        print('-' * len(header))
+        for model in models:
+            for batch in batches:
+                refs = [(rate(by.get((model, batch, t, 'reflib'))) or 0, t) for t in threads_list]
+                mxs = [(rate(by.get((model, batch, t, c[0]))) or 0, t, c[0]) for t in threads_list
+                       for c in CONFIGS[1:]]
+                (r_best, r_t), (m_best, m_t, m_c) = max(refs), max(mxs)
+                print('%-6s %5d %22s %32s %7s'
+                      % (model, batch, '%.0f (%d thr)' % (r_best, r_t), '%.0f (%d thr, %s)' % (m_best, m_t, m_c),
+                         fmt(ratio(r_best, m_best), '.3f')))
     print()
     for model in models:
-        print('%-5s %s' % (model, MODEL_TITLES[model]))
+        print('%-6s %s' % (model, MODEL_TITLES[model]))
     print('s/s: samples per second, median of all runs (of every round); ratio: reflib / MXNet (higher is better for reflib)')
     print('MXNet: the 1.9.1 defaults (MKLDNN subgraph backend on); MXNet-noSG: MXNET_SUBGRAPH_BACKEND=NONE')
     print('RSS: peak resident set size of each worker process (ru_maxrss)')
+    if load:
+        print('measured under a background load: %d busy process%s started by this script' % (load, 'es' if load > 1 else ''))
     if not have_mxnet:
         print('MXNet columns are empty: no MXNet interpreter (see above)')
     busy = [r for r in results if r['others_load'] > 0.10]
-    if busy:
+    if busy and not load:
         print('WARNING: other processes (or the hypervisor, as steal time) took more than 10%% of the CPU '
               'during %s: those numbers are noisy; rerun on a quiet machine'
-              % ', '.join('%s/%s' % (r['model'], r['config']) for r in busy))
+              % ', '.join('%s/%d/%d/%s' % (r['model'], r['batch_size'], r['threads'], r['config']) for r in busy))
+
+
+def start_load(count):
+    """``count`` processes that keep one core busy each (pure Python, no threads), until stopped."""
+    return [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(count)]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--models', default='mlp,cnn', help='comma-separated subset of: %s' % ','.join(MODELS))
+    parser.add_argument('--models', default=','.join(MODELS), help='comma-separated subset of: %s' % ','.join(MODELS))
+    parser.add_argument('--batches', default=DEFAULT_BATCHES, help='comma-separated batch sizes (default %s)'
+                        % DEFAULT_BATCHES)
+    parser.add_argument('--load', type=int, default=0,
+                        help='run the sweep with this many busy background processes (default 0: idle)')
     parser.add_argument('--repeat', type=int, default=None, help='timed runs per model (default 5, --quick 3)')
     parser.add_argument('--min-time', type=float, default=None,
                         help='seconds a run lasts at least (default 3, --quick 1)')
     parser.add_argument('--quick', action='store_true', help='half the samples, 1 s runs, 3 runs')
     parser.add_argument('--samples', type=int, default=None, help='samples per epoch (default: per model)')
-    parser.add_argument('--threads', type=int, default=os.cpu_count(),
-                        help='OMP/OPENBLAS/MKL_NUM_THREADS for every worker (default os.cpu_count())')
+    parser.add_argument('--threads', default='1,%d' % os.cpu_count(),
+                        help='comma-separated thread counts; OMP/OPENBLAS/MKL_NUM_THREADS for every worker '
+                        '(default 1 and os.cpu_count())')
     parser.add_argument('--mxnet-python', default=None, help='interpreter with mxnet (default $MXNET_PYTHON, '
                         'else %s)' % DEFAULT_MXNET_PYTHON)
     parser.add_argument('--no-mxnet', action='store_true', help='measure reflib only')
@@ -340,7 +398,10 @@ def main(argv=None):
     parser.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--lib', choices=('reflib', 'mxnet'), help=argparse.SUPPRESS)
     parser.add_argument('--result', help=argparse.SUPPRESS)
+    parser.add_argument('--batch', type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    batches = [int(b) for b in args.batches.split(',') if b.strip()]
+    threads_list = sorted({int(t) for t in str(args.threads).split(',') if t.strip()})
     if args.repeat is None:
         args.repeat = 3 if args.quick else 5
     if args.min_time is None:
@@ -360,8 +421,8 @@ def main(argv=None):
     mx_python, mx_info = (None, 'disabled with --no-mxnet') if args.no_mxnet else mxnet_python(args.mxnet_python)
     print('Module.fit throughput on CPU: %s, %d CPU(s), Python %s'
           % (platform.platform(), os.cpu_count(), platform.python_version()))
-    print('threads: %s for every process (same for reflib and MXNet)'
-          % ', '.join('%s=%d' % (v, args.threads) for v in THREAD_VARS))
+    print('threads: %s = %s for every process (each count measured separately, same for reflib and MXNet)'
+          % ('/'.join(THREAD_VARS), ' and '.join(map(str, threads_list))))
     print('reflib: %s' % sys.executable)
     print('MXNet:  %s' % ('%s (mxnet %s)' % (mx_python, mx_info) if mx_python else 'skipped: ' + mx_info))
     print('runs: %d per model, each >= %.1f s, after 1 warm-up + 1 calibration epoch (not timed)'
@@ -369,32 +430,43 @@ def main(argv=None):
     if hasattr(os, 'getloadavg'):
         print('load average before starting: %.2f %.2f %.2f (a busy machine makes every number noisy)'
               % os.getloadavg())
+    if args.load:
+        print('background load: %d busy process%s started now, stopped at the end'
+              % (args.load, 'es' if args.load > 1 else ''))
     print()
     workers = []
-    for rnd in range(args.rounds):
-        if args.rounds > 1:
-            print('round %d of %d' % (rnd + 1, args.rounds))
-        for model in models:
-            samples = args.samples or MODELS[model][2 if args.quick else 1]
-            for label, lib, extra_env in CONFIGS:
-                python = sys.executable if lib == 'reflib' else mx_python
-                if python is None:
-                    continue
-                result = run_one(python, label, lib, extra_env, model, samples, args)
-                if result:
-                    result['round'] = rnd
-                    workers.append(result)
+    load = start_load(args.load)
+    try:
+        for rnd in range(args.rounds):
+            if args.rounds > 1:
+                print('round %d of %d' % (rnd + 1, args.rounds))
+            for model in models:
+                samples = args.samples or MODELS[model][1 if args.quick else 0]
+                for batch in batches:
+                    for threads in threads_list:
+                        for label, lib, extra_env in CONFIGS:
+                            python = sys.executable if lib == 'reflib' else mx_python
+                            if python is None:
+                                continue
+                            result = run_one(python, label, lib, extra_env, model, batch, threads, samples, args)
+                            if result:
+                                result['round'] = rnd
+                                workers.append(result)
+    finally:
+        for proc in load:
+            proc.kill()
     results = combine(workers)
     print()
-    print_table(results, models, mx_python is not None)
+    print_table(results, models, batches, threads_list, mx_python is not None, args.load)
     if args.json:
         meta = {'date': time.strftime('%Y-%m-%d %H:%M:%S %z'), 'command': ' '.join(sys.argv),
-                'platform': platform.platform(), 'cpu_count': os.cpu_count(), 'threads': args.threads,
+                'platform': platform.platform(), 'cpu_count': os.cpu_count(), 'threads': threads_list,
+                'batches': batches, 'load': args.load,
                 'repeat': args.repeat, 'rounds': args.rounds, 'min_time': args.min_time, 'quick': args.quick}
         with open(args.json, 'w') as f:
             json.dump({'meta': meta, 'results': results, 'workers': workers}, f, indent=1)
         print('wrote %s' % args.json)
-    expected = len(models) * (1 + (2 if mx_python else 0))
+    expected = len(models) * len(batches) * len(threads_list) * (1 + (2 if mx_python else 0))
     return 0 if len(results) == expected else 1
 
 

@@ -31,7 +31,7 @@ def key(func):
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
-def profile_model(mx, model, samples, epochs, top, dump):
+def profile_model(mx, model, batch_size, samples, epochs, top, dump):
     import numpy as np
     from reflib.operator import registry
     from reflib.executor.executor import Executor
@@ -40,7 +40,6 @@ def profile_model(mx, model, samples, epochs, top, dump):
     from reflib.module.module import Module
     from reflib.module.base_module import BaseModule
 
-    batch_size = ft.MODELS[model][0]
     np.random.seed(42)
     mx.random.seed(42)
     images, labels = ft.synthetic_data(np, model, samples, 42)
@@ -127,7 +126,8 @@ def profile_model(mx, model, samples, epochs, top, dump):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--models', default='mlp,cnn')
+    parser.add_argument('--models', default='mlp,cnn,resnet')
+    parser.add_argument('--batch', type=int, default=64, help='batch size (default 64)')
     parser.add_argument('--epochs', type=int, default=1, help='epochs profiled per model')
     parser.add_argument('--samples', type=int, default=None, help='samples per epoch (default: per model)')
     parser.add_argument('--top', type=int, default=20, help='functions listed by own time')
@@ -137,7 +137,7 @@ def main(argv=None):
     import reflib as mx
     for model in args.models.split(','):
         samples = args.samples or ft.MODELS[model][1]
-        profile_model(mx, model, samples, args.epochs, args.top,
+        profile_model(mx, model, args.batch, samples, args.epochs, args.top,
                       args.dump and '%s.%s' % (args.dump, model))
 
 
