@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Bytes a bound executor holds: reflib's memory_report() next to MXNet 1.9.1's "Total N MB allocated".
+
+    .venv/bin/python bench/memory_plan.py                  # reflib, and MXNet if /tmp/mxv has it
+    .venv/bin/python bench/memory_plan.py --batch 256
+
+For each model of fit_throughput.py (same symbols) the script binds one executor with
+``simple_bind`` twice: for training (``grad_req='write'`` on every argument but the data and
+the label) and for inference (``grad_req='null'``).  MXNet's figure is the last line of
+``Executor.debug_str()``: what its graph executor's memory plan allocated for the graph's
+intermediate entries (outputs, and for training the gradients and what backward keeps),
+after sharing storage between entries whose lifetimes do not overlap and computing in
+place where an operator allows it.  It does not count the arguments, their gradients or
+the auxiliary states, which the caller allocates.  reflib's columns, from
+``Executor.memory_report()``, count the same entries:
+
+* ``kept``: every forward intermediate, which a training forward keeps for backward
+  (reflib computes backward's gradients on the fly, and they are not counted);
+* ``inference peak``: the largest set of intermediates alive at once when each is dropped
+  after its last reader, which is what reflib's inference forward really holds;
+* ``pooled``: what a greedy allocator reusing freed blocks would need for the forward
+  intermediates (a figure reflib computes but does not yet allocate by).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fit_throughput as ft  # noqa: E402  (same directory)
+
+DEFAULT_MXNET_PYTHON = '/tmp/mxv/bin/python'
+SHAPES = {'mlp': (784,), 'cnn': (1, 28, 28), 'resnet': (3, 32, 32)}
+
+
+def measure(lib, model, batch):
+    if lib == 'mxnet':
+        import mxnet as mx
+    else:
+        import reflib as mx
+    sym = ft.build_symbol(mx, model)
+    shapes = {'data': (batch,) + SHAPES[model], 'softmax_label': (batch,)}
+    result = {}
+    for mode in ('train', 'inference'):
+        req = {name: ('null' if mode == 'inference' or name in shapes else 'write') for name in sym.list_arguments()}
+        ex = sym.simple_bind(mx.cpu(), grad_req=req, **shapes)
+        if lib == 'mxnet':
+            found = re.search(r'Total (\d+) MB allocated', ex.debug_str())
+            result[mode] = {'total_mb': int(found.group(1)) if found else None}
+        else:
+            report = ex.memory_report()
+            result[mode] = {k: report[k] / 2 ** 20 for k in ('naive', 'inference_peak', 'pooled')}
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--models', default=','.join(ft.MODELS))
+    parser.add_argument('--batch', type=int, default=64)
+    parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', DEFAULT_MXNET_PYTHON))
+    parser.add_argument('--worker', choices=('reflib', 'mxnet'), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    models = args.models.split(',')
+    if args.worker:
+        print(json.dumps({m: measure(args.worker, m, args.batch) for m in models}))
+        return 0
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE),
+                                                                      os.environ.get('PYTHONPATH')])))
+    results = {}
+    for lib, python in (('reflib', sys.executable), ('mxnet', args.mxnet_python)):
+        if lib == 'mxnet' and not os.path.exists(python):
+            print('MXNet skipped: %s not found' % python)
+            continue
+        done = subprocess.run([python, os.path.abspath(__file__), '--worker', lib, '--models', args.models,
+                               '--batch', str(args.batch)], env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit('%s failed:\n%s' % (lib, done.stderr[-3000:]))
+        results[lib] = json.loads(done.stdout.strip().splitlines()[-1])
+    print('intermediate memory of one bound executor, batch %d, MB (MXNet rounds down to whole MB)' % args.batch)
+    header = '%-7s %-9s %12s %12s %16s %10s' % ('model', 'mode', 'MXNet total', 'reflib kept',
+                                               'reflib inf. peak', 'pooled')
+    print(header)
+    print('-' * len(header))
+    for model in models:
+        for mode in ('train', 'inference'):
+            mxd = results.get('mxnet', {}).get(model, {}).get(mode, {}).get('total_mb')
+            ref = results['reflib'][model][mode]
+            print('%-7s %-9s %12s %12.1f %16.1f %10.1f' % (model, mode, '-' if mxd is None else mxd,
+                                                          ref['naive'], ref['inference_peak'], ref['pooled']))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
