@@ -17,7 +17,8 @@ the auxiliary states, which the caller allocates.  reflib's columns, from
 * ``kept``: every forward intermediate, which a training forward keeps for backward
   (reflib computes backward's gradients on the fly, and they are not counted);
 * ``inference peak``: the largest set of intermediates alive at once when each is dropped
-  after its last reader, which is what reflib's inference forward really holds;
+  after its last reader and activations, BatchNorm and residual sums are computed in place,
+  which is what reflib's inference forward really holds;
 * ``pooled``: what a greedy allocator reusing freed blocks would need for the forward
   intermediates (a figure reflib computes but does not yet allocate by).
 """
@@ -71,26 +72,31 @@ def main(argv=None):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE),
                                                                       os.environ.get('PYTHONPATH')])))
     results = {}
-    for lib, python in (('reflib', sys.executable), ('mxnet', args.mxnet_python)):
+    # MXNet twice: its defaults fuse conv+BN+relu into one MKLDNN node (fewer entries to hold),
+    # MXNET_SUBGRAPH_BACKEND=NONE plans the graph as written, as reflib does
+    for label, lib, python, extra in (('reflib', 'reflib', sys.executable, {}),
+                                      ('mxnet', 'mxnet', args.mxnet_python, {}),
+                                      ('mxnet-nosg', 'mxnet', args.mxnet_python, {'MXNET_SUBGRAPH_BACKEND': 'NONE'})):
         if lib == 'mxnet' and not os.path.exists(python):
             print('MXNet skipped: %s not found' % python)
             continue
         done = subprocess.run([python, os.path.abspath(__file__), '--worker', lib, '--models', args.models,
-                               '--batch', str(args.batch)], env=env, capture_output=True, text=True)
+                               '--batch', str(args.batch)], env=dict(env, **extra), capture_output=True, text=True)
         if done.returncode != 0:
-            sys.exit('%s failed:\n%s' % (lib, done.stderr[-3000:]))
-        results[lib] = json.loads(done.stdout.strip().splitlines()[-1])
+            sys.exit('%s failed:\n%s' % (label, done.stderr[-3000:]))
+        results[label] = json.loads(done.stdout.strip().splitlines()[-1])
     print('intermediate memory of one bound executor, batch %d, MB (MXNet rounds down to whole MB)' % args.batch)
-    header = '%-7s %-9s %12s %12s %16s %10s' % ('model', 'mode', 'MXNet total', 'reflib kept',
-                                               'reflib inf. peak', 'pooled')
+    header = '%-7s %-9s %12s %12s %12s %16s %10s' % ('model', 'mode', 'MXNet total', 'MXNet noSG', 'reflib kept',
+                                                    'reflib inf. peak', 'pooled')
     print(header)
     print('-' * len(header))
     for model in models:
         for mode in ('train', 'inference'):
-            mxd = results.get('mxnet', {}).get(model, {}).get(mode, {}).get('total_mb')
+            mxd, mxn = (results.get(k, {}).get(model, {}).get(mode, {}).get('total_mb') for k in ('mxnet', 'mxnet-nosg'))
             ref = results['reflib'][model][mode]
-            print('%-7s %-9s %12s %12.1f %16.1f %10.1f' % (model, mode, '-' if mxd is None else mxd,
-                                                          ref['naive'], ref['inference_peak'], ref['pooled']))
+            print('%-7s %-9s %12s %12s %12.1f %16.1f %10.1f'
+                  % (model, mode, '-' if mxd is None else mxd, '-' if mxn is None else mxn,
+                     ref['naive'], ref['inference_peak'], ref['pooled']))
     return 0
 
 

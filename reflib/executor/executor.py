@@ -129,6 +129,7 @@ class Executor:
         self._monitor = None
         self._monitor_all = False
         self._values = None      # every slot's value from the last forward, kept for backward
+        self._inplace_done = 0   # steps the last forward computed in place
 
     # ------------------------------------------------------------- building
     def _check_shapes(self):
@@ -206,6 +207,7 @@ class Executor:
             values[slot] = arr._data
         keep = is_train or self._needs_backward
         monitor = self._monitor
+        in_place = 0
         for step in self._plan.steps:
             ins = [values[s] for s in step.in_slots]
             for k in step.moves:
@@ -214,6 +216,9 @@ class Executor:
             if monitor is not None and self._monitor_all:
                 self._monitor_inputs(step, ins + aux)
             env = step.env_train if is_train else step.env_test
+            if step.inplace and not keep and monitor is None and self._may_overwrite(step, values):
+                env = step.env_inplace
+                in_place += 1
             with step.ctx.device_scope():
                 outs = step.op.forward(step.params, env, ins, aux)
             for s, out in zip(step.out_slots, outs):
@@ -230,7 +235,25 @@ class Executor:
         # so an output kept from an earlier forward shows the new values too
         self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
         self._values = values if keep else None
+        self._inplace_done = in_place
         return self.outputs
+
+    @staticmethod
+    def _may_overwrite(step, values):
+        """Whether the inputs the plan offers for in-place output really are this step's to overwrite.
+
+        The plan knows that nothing reads them later; only the arrays know whether an
+        operator returned a *view* of another live value (a reshape) or the very same
+        array (an identity): then writing into it would change that value too.
+        """
+        for i, _ in step.inplace:
+            x = values[step.in_slots[i]]
+            if getattr(x, 'base', None) is not None or not getattr(x, 'flags', None) or not x.flags.writeable:
+                return False
+            for slot, v in enumerate(values):
+                if v is not None and slot != step.in_slots[i] and (v is x or getattr(v, 'base', None) is x):
+                    return False
+        return True
 
     def _monitor_inputs(self, step, values):
         """monitor_all: each input as MXNet names it: a variable under its own name, then every
@@ -414,6 +437,7 @@ class Executor:
         report['arguments'] = sum(a._data.nbytes for a in self.arg_arrays)
         report['gradients'] = sum(g._data.nbytes for g in self._grads if g is not None)
         report['aux_states'] = sum(a._data.nbytes for a in self.aux_arrays)
+        report['inplace_done'] = self._inplace_done     # of report['inplace'] planned, in the last forward
         return report
 
     def _slot_shapes(self):
@@ -451,6 +475,8 @@ class Executor:
             _mb(mem['arguments']), _mb(mem['gradients']), _mb(mem['aux_states'])))
         lines.append('memory: intermediates %s kept for backward; inference peak %s; '
                      'pooled allocation %s' % (_mb(mem['naive']), _mb(mem['inference_peak']), _mb(mem['pooled'])))
+        lines.append('memory: %d output(s) computed in place by an inference forward (%d in the last one)'
+                     % (mem['inplace'], mem['inplace_done']))
         return '\n'.join(lines)
 
 

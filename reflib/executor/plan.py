@@ -12,8 +12,13 @@ reverse.  The plan also decides:
   (an operator skips the others: no data gradient for the first layer);
 * when each intermediate slot is last read, so the forward of an executor that
   will never run backward (no gradient wanted) can drop it right there (the
-  memory plan: peak memory is the live set, not the sum).
+  memory plan: peak memory is the live set, not the sum);
+* where such a forward can compute an output *in place*, into the buffer of an
+  input nobody reads afterwards (an activation over its convolution's output,
+  a residual sum over one summand), as MXNet's planner does.
 """
+
+import os
 
 import numpy as np
 
@@ -25,7 +30,8 @@ __all__ = ['Step', 'Plan', 'build_plan', 'memory_plan']
 class Step:
     """One operator call."""
     __slots__ = ('node', 'op', 'params', 'ctx', 'in_slots', 'aux_slots', 'out_slots',
-                 'moves', 'needs_grad', 'free_after', 'env_train', 'env_test', 'nvis')
+                 'moves', 'needs_grad', 'free_after', 'env_train', 'env_test', 'nvis',
+                 'inplace', 'env_inplace')
 
     def __init__(self, node, ctx, in_slots, aux_slots, out_slots):
         self.node, self.op, self.params, self.ctx = node, node.op, node.params, ctx
@@ -36,6 +42,8 @@ class Step:
         self.env_train = OpEnv(ctx, True)
         self.env_test = OpEnv(ctx, False)
         self.nvis = node.num_visible_outputs()
+        self.inplace = []        # (input position, output position) an inference forward computes in place
+        self.env_inplace = None  # env_test, plus which inputs may be overwritten
 
 
 class Plan:
@@ -109,6 +117,22 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
             steps[k].free_after.append(s)
     for k, step in enumerate(steps):  # outputs nobody reads (Dropout's mask at test time)
         step.free_after.extend(s for s in step.out_slots if s not in last_reader and s not in keep)
+    # in place (inference): an output may take over an input's buffer when the operator offers
+    # it and nothing reads that input later: an intermediate (never a bound array or a graph
+    # output), on this step's context, read once by this step and by no later one.
+    # MXNET_EXEC_ENABLE_INPLACE=0 turns it off, as in MXNet.
+    allow_inplace = os.environ.get('MXNET_EXEC_ENABLE_INPLACE', '1').strip().lower() not in ('0', 'false')
+    for k, step in enumerate(steps if allow_inplace else []):
+        used_in, used_out = set(), set()
+        for i, o in step.op.inplace(step.params):
+            s = step.in_slots[i]
+            if (last_reader.get(s) == k and s not in keep and i not in step.moves
+                    and step.in_slots.count(s) == 1 and i not in used_in and o not in used_out):
+                step.inplace.append((i, o))
+                used_in.add(i)
+                used_out.add(o)
+        if step.inplace:
+            step.env_inplace = OpEnv(step.ctx, False, overwrite=tuple(i for i, _ in step.inplace))
     return Plan(steps, len(slot_ctx), var_slot, slot_ctx, slot_name, head_slots, carries)
 
 
@@ -117,8 +141,10 @@ def memory_plan(plan, slot_shape, slot_dtype):
 
     Returns a dict: ``naive`` (every intermediate kept: what training forward
     holds for backward), ``inference_peak`` (largest live set when each slot is
-    dropped after its last reader), and ``pooled`` (a greedy allocator that reuses
-    a freed block of at least the needed size, as MXNet's PlanMemory does).
+    dropped after its last reader and in-place outputs take over their input's
+    buffer), and ``pooled`` (a greedy allocator that reuses a freed block of at
+    least the needed size, as MXNet's PlanMemory does), plus ``inplace``: how
+    many outputs the inference forward computes in place.
     """
     def nbytes(s):
         shape = slot_shape.get(s)
@@ -129,8 +155,16 @@ def memory_plan(plan, slot_shape, slot_dtype):
     naive = sum(nbytes(s) for step in plan.steps for s in step.out_slots)
     live, peak = 0, 0
     free_blocks, pool_total, block_of = [], 0, {}
+    handed_over = set()           # inputs whose buffer an in-place output took over
     for step in plan.steps:
+        in_place = {step.out_slots[o]: step.in_slots[i] for i, o in step.inplace}
         for s in step.out_slots:
+            if s in in_place:     # no new bytes: the input's block now holds this output
+                source = in_place[s]
+                handed_over.add(source)
+                if source in block_of:
+                    block_of[s] = block_of.pop(source)
+                continue
             size = nbytes(s)
             live += size
             fit = [b for b in free_blocks if b >= size]
@@ -143,7 +177,10 @@ def memory_plan(plan, slot_shape, slot_dtype):
                 pool_total += size
         peak = max(peak, live)
         for s in step.free_after:
+            if s in handed_over:
+                continue
             live -= nbytes(s)
             if s in block_of:
                 free_blocks.append(block_of.pop(s))
-    return {'naive': naive, 'inference_peak': peak, 'pooled': pool_total}
+    return {'naive': naive, 'inference_peak': peak, 'pooled': pool_total,
+            'inplace': sum(len(step.inplace) for step in plan.steps)}

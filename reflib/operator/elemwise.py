@@ -25,7 +25,13 @@ class _Binary(Operator):
 class ElemwiseAdd(_Binary):
     name, aliases, hint = 'elemwise_add', ('_plus', '_Plus', '_add'), '_plus'
 
+    def inplace(self, p):
+        return [(0, 0), (1, 0)]
+
     def forward(self, p, env, inputs, aux):
+        if env.overwrite:                   # a residual sum into one summand's buffer
+            target = inputs[env.overwrite[0]]
+            return [env.xp.add(inputs[0], inputs[1], out=target)]
         return [inputs[0] + inputs[1]]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):

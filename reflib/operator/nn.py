@@ -75,8 +75,13 @@ class Activation(Operator):
     params = {'act_type': Param('enum', choices=('relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'),
                                 doc='which function')}
 
+    def inplace(self, p):
+        return [(0, 0)]
+
     def forward(self, p, env, inputs, aux):
         xp, x = env.xp, inputs[0]
+        if 0 in env.overwrite:              # the same arithmetic, into x's own buffer
+            return [self._in_place(p, xp, x)]
         if p.act_type == 'relu':
             return [xp.maximum(x, 0)]
         if p.act_type == 'sigmoid':
@@ -86,6 +91,23 @@ class Activation(Operator):
         if p.act_type == 'softrelu':
             return [xp.logaddexp(0, x).astype(x.dtype)]
         return [x / (1 + xp.abs(x))]  # softsign
+
+    @staticmethod
+    def _in_place(p, xp, x):
+        if p.act_type == 'relu':
+            xp.maximum(x, 0, out=x)
+        elif p.act_type == 'sigmoid':
+            xp.negative(x, out=x)
+            xp.exp(x, out=x)
+            xp.add(1, x, out=x)
+            xp.divide(1, x, out=x)
+        elif p.act_type == 'tanh':
+            xp.tanh(x, out=x)
+        elif p.act_type == 'softrelu':
+            xp.logaddexp(0, x, out=x)
+        else:
+            xp.divide(x, 1 + xp.abs(x), out=x)
+        return x
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, g, x, y = env.xp, out_grads[0], inputs[0], outputs[0]
@@ -651,6 +673,9 @@ class BatchNorm(Operator):
     def _uses_batch_stats(self, p, env):
         return env.is_train and not p.use_global_stats
 
+    def inplace(self, p):
+        return [(0, 0)]
+
     def forward(self, p, env, inputs, aux):
         xp, data, gamma, beta = env.xp, inputs[0], inputs[1], inputs[2]
         axis = self._axis(p, data.ndim)
@@ -672,7 +697,12 @@ class BatchNorm(Operator):
             mean, var = aux[0], aux[1]
         inv_std = (1 / xp.sqrt(var + p.eps)).astype(mean.dtype)
         scale = inv_std if p.fix_gamma else inv_std * gamma
-        out = (data - mean.reshape(bshape).astype(data.dtype)) * scale.reshape(bshape).astype(data.dtype)
+        centre, scale = mean.reshape(bshape).astype(data.dtype), scale.reshape(bshape).astype(data.dtype)
+        if 0 in env.overwrite:           # the same arithmetic, into data's own buffer
+            out = xp.subtract(data, centre, out=data)
+            xp.multiply(out, scale, out=out)
+        else:
+            out = (data - centre) * scale
         out += beta.reshape(bshape).astype(data.dtype)
         return [out, mean.copy(), inv_std]
 

@@ -118,18 +118,22 @@ class Params:
 class OpEnv:
     """Where one operator call runs: the array module, the context, train or test mode.
 
-    ``wants`` (one bool per input, or None for all) tells ``backward`` which input
+    ``overwrite`` lists the inputs whose buffer ``forward`` may write its output into
+(only what ``Operator.inplace`` offered, and only when the executor allows it).
+``wants`` (one bool per input, or None for all) tells ``backward`` which input
     gradients anybody will read: the executor's plan sets it, so that, say, the first
     FullyConnected layer does not compute the gradient of the data, which no one asked
     for.  An operator may return None for an input it is not asked about.
     """
-    __slots__ = ('xp', 'ctx', 'is_train', 'wants')
+    __slots__ = ('xp', 'ctx', 'is_train', 'wants', 'overwrite')
 
-    def __init__(self, ctx, is_train=False, wants=None):
+    def __init__(self, ctx, is_train=False, wants=None, overwrite=()):
         self.ctx = ctx
         self.xp = ctx.xp
         self.is_train = is_train
         self.wants = wants
+        # inputs whose buffer forward may compute its output into (see Operator.inplace)
+        self.overwrite = overwrite
 
     def wants_grad(self, k):
         """Whether the gradient of input ``k`` is needed."""
@@ -231,6 +235,14 @@ class Operator:
 
     def outputs(self, p):
         return ['output']
+
+    def inplace(self, p):
+        """``(input, output)`` pairs: output ``o`` can be computed into input ``i``'s buffer.
+
+        An inference executor uses a pair when nothing reads input ``i`` after this
+        operator (MXNet's ``FInplaceOption``); forward then finds ``i`` in ``env.overwrite``.
+        """
+        return []
 
     def visible_outputs(self, p):
         """How many outputs the user sees; the rest only carry state to backward."""
