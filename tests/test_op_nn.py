@@ -810,3 +810,41 @@ def test_small_cnn_step_is_fast():
     run_backward('Pooling', pool, [h], [np.ones_like(h2)])
     run_backward('Convolution', conv1, [x, w, b], [np.ones_like(h)])
     assert time.perf_counter() - start < 2.0
+
+
+# ------------------------------------------------------------------ Convolution in batch chunks
+@pytest.mark.parametrize('kwargs, shape', [
+    ({'kernel': (3, 3), 'pad': (1, 1), 'num_filter': 4}, (5, 4, 7, 7)),
+    ({'kernel': (3, 3), 'stride': (2, 2), 'num_filter': 6, 'num_group': 2}, (5, 4, 9, 9)),
+    ({'kernel': (2,), 'num_filter': 3, 'no_bias': True}, (5, 2, 9)),
+])
+def test_convolution_in_batch_chunks_equals_one_piece(kwargs, shape, monkeypatch):
+    op = get('Convolution')
+    p = op.parse_params(kwargs)
+    rng = np.random.RandomState(0)
+    channels = shape[1] // p.num_group
+    ins = [rng.randn(*shape).astype(np.float32),
+           rng.randn(p.num_filter, channels, *p.kernel).astype(np.float32)]
+    if not p.no_bias:
+        ins.append(rng.randn(p.num_filter).astype(np.float32))
+    env = OpEnv(cpu(), True)
+    out_size = op._out_size(p, shape, op._geometry(p))
+    assert len(op._chunks(p, shape, out_size, 4)) == 1
+    whole = op.forward(p, env, ins, [])
+    head = [rng.randn(*whole[0].shape).astype(np.float32)]
+    whole_grads = op.backward(p, env, head, ins, whole, [])
+    # a workspace that holds the scratch memory of exactly two samples: chunks of 2, 2 and 1
+    per_sample = (2 * shape[1] * int(np.prod(p.kernel)) + 2 * p.num_filter) * int(np.prod(out_size)) * 4
+    monkeypatch.setattr(type(op), 'max_workspace_mb', 2 * per_sample / (1 << 20))
+    assert [(c.start, c.stop) for c in op._chunks(p, shape, out_size, 4)] == [(0, 2), (2, 4), (4, 5)]
+    pieces = op.forward(p, env, ins, [])
+    np.testing.assert_allclose(pieces[0], whole[0], rtol=1e-6, atol=1e-6)
+    for got, want in zip(op.backward(p, env, head, ins, pieces, []), whole_grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_convolution_workspace_parameter_caps_the_chunks():
+    op = get('Convolution')
+    p = op.parse_params({'kernel': (3, 3), 'num_filter': 16, 'workspace': 1})
+    # (2*16*9 + 2*16) * 30*30 * 4 bytes = 1.15 MB per sample: 1 MB allows one at a time
+    assert len(op._chunks(p, (4, 16, 32, 32), (30, 30), 4)) == 4

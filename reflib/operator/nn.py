@@ -251,7 +251,7 @@ class Convolution(Operator):
         'pad': Param('shape', (), doc='zero padding on both sides; default 0 per axis'),
         'num_filter': Param('int', doc='number of output channels'),
         'num_group': Param('int', 1, doc='split channels into this many independent groups'),
-        'workspace': Param('int', 1024, doc='MXNet scratch-memory limit in MB; unused here'),
+        'workspace': Param('int', 1024, doc='scratch-memory limit in MB: a bigger batch is done in pieces'),
         'no_bias': Param('bool', False, doc='leave out the bias term'),
         'cudnn_tune': Param('enum', None, choices=('fastest', 'limited_workspace', 'off'),
                             doc='cuDNN algorithm choice; unused here'),
@@ -347,31 +347,75 @@ class Convolution(Operator):
         size = total // p.num_group
         return [slice(g * size, (g + 1) * size) for g in range(p.num_group)]
 
+    # reflib's own cap on the im2col scratch memory of one call, in MB (MXNet's `workspace`
+    # parameter, 1024 MB by default, caps it too: the smaller of the two applies)
+    max_workspace_mb = 64
+
+    def _chunks(self, p, data_shape, out_size, itemsize):
+        """Batch slices whose scratch memory (im2col columns, their gradient, two copies of the
+        output gradient) fits the workspace; one slice, the whole batch, when it all fits.
+
+        MXNet's CPU convolution cuts the batch the same way, by its ``workspace`` parameter.
+        """
+        batch, channels = data_shape[:2]
+        positions = _prod(out_size)
+        per_sample = (2 * channels * _prod(p.kernel) + 2 * p.num_filter) * positions * itemsize
+        budget = min(p.workspace, self.max_workspace_mb) * (1 << 20)
+        step = max(1, min(batch, int(budget // max(per_sample, 1))))
+        return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
+
     def forward(self, p, env, inputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
         geometry = self._geometry(p)
         out_size = self._out_size(p, data.shape, geometry)
         self._check_weight(p, data, weight)
+        bias = None if p.no_bias else inputs[2]
+        chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
+        if len(chunks) == 1:
+            return [self._forward_batch(p, xp, data, weight, bias, geometry, out_size)]
+        out = xp.empty((data.shape[0], p.num_filter) + out_size, dtype=data.dtype)
+        for rows in chunks:
+            out[rows] = self._forward_batch(p, xp, data[rows], weight, bias, geometry, out_size)
+        return [out]
+
+    def _forward_batch(self, p, xp, data, weight, bias, geometry, out_size):
         cols, _, _ = self._columns(p, xp, data, geometry, out_size)
         w = weight.reshape(p.num_filter, -1)
         # plain 2-D products, one per group (numpy's stacked matmul is much slower here)
         out = _stack_rows(xp, [w[f_rows] @ cols[c_rows] for f_rows, c_rows in
                                zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0]))])
         out = out.reshape((p.num_filter, data.shape[0]) + out_size)     # (F, N, *out)
-        if not p.no_bias:
-            out += inputs[2].reshape((-1, 1) + (1,) * len(out_size))
-        return [xp.ascontiguousarray(out.swapaxes(0, 1))]
+        if bias is not None:
+            out += bias.reshape((-1, 1) + (1,) * len(out_size))
+        return xp.ascontiguousarray(out.swapaxes(0, 1))
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
         geometry = self._geometry(p)
         out_size = self._out_size(p, data.shape, geometry)
+        bias = [] if p.no_bias else [out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim)))]
+        chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
+        if len(chunks) == 1:
+            return self._backward_batch(p, env, out_grads[0], data, weight, geometry, out_size) + bias
+        d_data = xp.empty_like(data) if env.wants_grad(0) else None
+        d_weight = None
+        for rows in chunks:
+            d_rows, d_w = self._backward_batch(p, env, out_grads[0][rows], data[rows], weight, geometry, out_size)
+            if d_data is not None:
+                d_data[rows] = d_rows
+            if d_w is not None:
+                d_weight = d_w if d_weight is None else d_weight + d_w
+        return [d_data, d_weight] + bias
+
+    def _backward_batch(self, p, env, out_grad, data, weight, geometry, out_size):
+        """[data gradient or None, weight gradient or None] for the samples of ``data``."""
+        xp = env.xp
         batch, channels = data.shape[:2]
         cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size)
-        grad = xp.ascontiguousarray(out_grads[0].swapaxes(0, 1)).reshape(p.num_filter, -1)  # (F, N*P)
+        grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
         # the same gradient with the batch axis last, (F, P*N), for the scatter below
         spatial = tuple(range(2, data.ndim))
-        grad_t = xp.ascontiguousarray(out_grads[0].transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
+        grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
         w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
         d_weight, d_cols = [], []
         for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
@@ -379,9 +423,8 @@ class Convolution(Operator):
             if env.wants_grad(0):
                 d_cols.append(w[f_rows].T @ grad_t[f_rows])    # each patch's share of the gradient
         d_weight = _stack_rows(xp, d_weight).reshape(weight.shape) if env.wants_grad(1) else None
-        bias = [] if p.no_bias else [out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim)))]
         if not env.wants_grad(0):       # the first layer: nobody reads the data's gradient
-            return [None, d_weight] + bias
+            return [None, d_weight]
         d_cols = _stack_rows(xp, d_cols).reshape((channels, len(slices)) + out_size + (batch,))
 
         # Scatter the patch gradients back onto the input positions they were read from.
@@ -397,7 +440,7 @@ class Convolution(Operator):
             # one offset's slice has no repeated positions, so += is exact here
             d_padded[sl] += d_cols[:, k]
         d_data = _crop_spatial(d_padded, geometry[3], data.shape[2:]).swapaxes(0, 1)
-        return [xp.ascontiguousarray(d_data), d_weight] + bias
+        return [xp.ascontiguousarray(d_data), d_weight]
 
 
 # =====================================================================
