@@ -848,3 +848,20 @@ def test_convolution_workspace_parameter_caps_the_chunks():
     p = op.parse_params({'kernel': (3, 3), 'num_filter': 16, 'workspace': 1})
     # (2*16*9 + 2*16) * 30*30 * 4 bytes = 1.15 MB per sample: 1 MB allows one at a time
     assert len(op._chunks(p, (4, 16, 32, 32), (30, 30), 4)) == 4
+
+
+def test_convolution_results_never_live_in_its_scratch_memory():
+    op = get('Convolution')
+    p = op.parse_params({'kernel': (3, 3), 'pad': (1, 1), 'num_filter': 4})
+    env = OpEnv(cpu(), True)
+    rng = np.random.RandomState(0)
+    first_in = [rng.randn(2, 3, 5, 5).astype(np.float32), rng.randn(4, 3, 3, 3).astype(np.float32),
+                rng.randn(4).astype(np.float32)]
+    first = op.forward(p, env, first_in, [])
+    head = [np.ones_like(first[0])]
+    first_grads = op.backward(p, env, head, first_in, first, [])
+    kept = [a.copy() for a in first + first_grads]
+    second_in = [x * 3 + 1 for x in first_in]               # same shapes: the same scratch buffers
+    op.backward(p, env, head, second_in, op.forward(p, env, second_in, []), [])
+    for a, b in zip(first + first_grads, kept):
+        assert np.array_equal(a, b)

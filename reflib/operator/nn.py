@@ -320,7 +320,7 @@ class Convolution(Operator):
             raise ShapeError('%s: input %r must have shape %s, got %s'
                              % (self.name, 'weight', _fmt_shape(expected), _fmt_shape(weight.shape)))
 
-    def _columns(self, p, xp, data, geometry, out_size):
+    def _columns(self, p, xp, data, geometry, out_size, env=None):
         """The input patches as a (channels * kernel_size, batch * out_positions) matrix.
 
         Row ``c * K + k`` holds channel c's value under kernel offset k at every
@@ -337,7 +337,8 @@ class Convolution(Operator):
         batch, channels = data.shape[:2]
         padded = _pad_spatial(xp, data, pad, pad).transpose((1, 0) + tuple(range(2, data.ndim)))  # (C, N, *padded)
         slices = _offset_slices(kernel, dilate, stride, out_size)
-        cols = xp.empty((channels, len(slices), batch) + out_size, dtype=data.dtype)               # (C, K, N, *out)
+        shape = (channels, len(slices), batch) + out_size                                         # (C, K, N, *out)
+        cols = env.workspace('im2col', shape, data.dtype) if env is not None else xp.empty(shape, dtype=data.dtype)
         for k, sl in enumerate(slices):
             cols[:, k] = padded[sl]
         return cols.reshape(channels * len(slices), -1), padded.shape, slices
@@ -349,7 +350,7 @@ class Convolution(Operator):
 
     # reflib's own cap on the im2col scratch memory of one call, in MB (MXNet's `workspace`
     # parameter, 1024 MB by default, caps it too: the smaller of the two applies)
-    max_workspace_mb = 64
+    max_workspace_mb = 32
 
     def _chunks(self, p, data_shape, out_size, itemsize):
         """Batch slices whose scratch memory (im2col columns, their gradient, two copies of the
@@ -372,14 +373,15 @@ class Convolution(Operator):
         bias = None if p.no_bias else inputs[2]
         chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
         if len(chunks) == 1:
-            return [self._forward_batch(p, xp, data, weight, bias, geometry, out_size)]
+            return [self._forward_batch(p, env, data, weight, bias, geometry, out_size)]
         out = xp.empty((data.shape[0], p.num_filter) + out_size, dtype=data.dtype)
         for rows in chunks:
-            out[rows] = self._forward_batch(p, xp, data[rows], weight, bias, geometry, out_size)
+            out[rows] = self._forward_batch(p, env, data[rows], weight, bias, geometry, out_size)
         return [out]
 
-    def _forward_batch(self, p, xp, data, weight, bias, geometry, out_size):
-        cols, _, _ = self._columns(p, xp, data, geometry, out_size)
+    def _forward_batch(self, p, env, data, weight, bias, geometry, out_size):
+        xp = env.xp
+        cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
         w = weight.reshape(p.num_filter, -1)
         # plain 2-D products, one per group (numpy's stacked matmul is much slower here)
         out = _stack_rows(xp, [w[f_rows] @ cols[c_rows] for f_rows, c_rows in
@@ -411,7 +413,7 @@ class Convolution(Operator):
         """[data gradient or None, weight gradient or None] for the samples of ``data``."""
         xp = env.xp
         batch, channels = data.shape[:2]
-        cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size)
+        cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size, env)
         grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
         # the same gradient with the batch axis last, (F, P*N), for the scatter below
         spatial = tuple(range(2, data.ndim))
@@ -420,8 +422,11 @@ class Convolution(Operator):
         d_weight, d_cols = [], []
         for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
             d_weight.append(grad[f_rows] @ cols[c_rows].T)    # sum over samples and positions
-            if env.wants_grad(0):
-                d_cols.append(w[f_rows].T @ grad_t[f_rows])    # each patch's share of the gradient
+            if env.wants_grad(0):                              # each patch's share of the gradient
+                if p.num_group == 1:                           # one group: straight into scratch memory
+                    d_cols.append(xp.matmul(w.T, grad_t, out=env.workspace('col2im', cols.shape, cols.dtype)))
+                else:
+                    d_cols.append(w[f_rows].T @ grad_t[f_rows])
         d_weight = _stack_rows(xp, d_weight).reshape(weight.shape) if env.wants_grad(1) else None
         if not env.wants_grad(0):       # the first layer: nobody reads the data's gradient
             return [None, d_weight]

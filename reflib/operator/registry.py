@@ -115,6 +115,10 @@ class Params:
         return isinstance(other, Params) and self.__dict__ == other.__dict__
 
 
+# (context, name) -> the bytes of that scratch buffer; see OpEnv.workspace
+_WORKSPACES = {}
+
+
 class OpEnv:
     """Where one operator call runs: the array module, the context, train or test mode.
 
@@ -138,6 +142,22 @@ class OpEnv:
     def wants_grad(self, k):
         """Whether the gradient of input ``k`` is needed."""
         return self.wants is None or self.wants[k]
+
+    def workspace(self, name, shape, dtype):
+        """Scratch memory for the duration of one operator call (MXNet's TempSpace).
+
+        One buffer per (context, name), kept between calls and grown when a bigger one is
+        asked for, so that a convolution's im2col matrix does not cost a fresh allocation
+        (and its page faults) on every call.  What is in it is garbage, and nothing an
+        operator returns may point into it.
+        """
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        key = (self.ctx, name)
+        buf = _WORKSPACES.get(key)
+        if buf is None or buf.nbytes < nbytes:
+            with self.ctx.device_scope():
+                buf = _WORKSPACES[key] = self.xp.empty(max(nbytes, 1), dtype=np.uint8)
+        return buf[:nbytes].view(dtype).reshape(shape)
 
     @property
     def rng(self):
