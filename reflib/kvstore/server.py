@@ -126,11 +126,13 @@ class KVServer:
             for push in pushes[1:]:
                 merged += push
             self._apply(store, key, k, merged)
-            k.round = OrderedDict()
-            later = []
-            for w, push in k.backlog:
-                (later.append((w, push)) if w in k.round else k.round.__setitem__(w, push))
-            k.backlog = later
+            # the next round starts with the waiting pushes, at most one per worker
+            k.round, waiting, k.backlog = OrderedDict(), k.backlog, []
+            for w, push in waiting:
+                if w in k.round:
+                    k.backlog.append((w, push))
+                else:
+                    k.round[w] = push
         return self._answer_waiting(k)
 
     def _pull(self, store, worker, request_id, key, payload):
