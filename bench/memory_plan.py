@@ -19,8 +19,9 @@ the auxiliary states, which the caller allocates.  reflib's columns, from
 * ``inference peak``: the largest set of intermediates alive at once when each is dropped
   after its last reader and activations, BatchNorm and residual sums are computed in place,
   which is what reflib's inference forward really holds;
-* ``pooled``: what a greedy allocator reusing freed blocks would need for the forward
-  intermediates (a figure reflib computes but does not yet allocate by).
+* ``train peak``: ``kept`` plus the most gradient bytes backward holds at once (the
+  gradients of a step's outputs while it computes its inputs' ones): the figure to set
+  next to MXNet's training total.
 """
 
 import argparse
@@ -54,7 +55,7 @@ def measure(lib, model, batch):
             result[mode] = {'total_mb': int(found.group(1)) if found else None}
         else:
             report = ex.memory_report()
-            result[mode] = {k: report[k] / 2 ** 20 for k in ('naive', 'inference_peak', 'pooled')}
+            result[mode] = {k: report[k] / 2 ** 20 for k in ('naive', 'inference_peak', 'pooled', 'training_peak')}
     return result
 
 
@@ -86,17 +87,19 @@ def main(argv=None):
             sys.exit('%s failed:\n%s' % (label, done.stderr[-3000:]))
         results[label] = json.loads(done.stdout.strip().splitlines()[-1])
     print('intermediate memory of one bound executor, batch %d, MB (MXNet rounds down to whole MB)' % args.batch)
-    header = '%-7s %-9s %12s %12s %12s %16s %10s' % ('model', 'mode', 'MXNet total', 'MXNet noSG', 'reflib kept',
-                                                    'reflib inf. peak', 'pooled')
+    header = '%-7s %-9s %12s %12s %12s %14s %16s' % ('model', 'mode', 'MXNet total', 'MXNet noSG', 'reflib kept',
+                                                    'reflib train pk', 'reflib inf. peak')
     print(header)
     print('-' * len(header))
     for model in models:
         for mode in ('train', 'inference'):
             mxd, mxn = (results.get(k, {}).get(model, {}).get(mode, {}).get('total_mb') for k in ('mxnet', 'mxnet-nosg'))
             ref = results['reflib'][model][mode]
-            print('%-7s %-9s %12s %12s %12.1f %16.1f %10.1f'
+            train = mode == 'train'        # each executor shows the figures that apply to it
+            print('%-7s %-9s %12s %12s %12s %14s %16s'
                   % (model, mode, '-' if mxd is None else mxd, '-' if mxn is None else mxn,
-                     ref['naive'], ref['inference_peak'], ref['pooled']))
+                     '%.1f' % ref['naive'] if train else '-', '%.1f' % ref['training_peak'] if train else '-',
+                     '-' if train else '%.1f' % ref['inference_peak']))
     return 0
 
 

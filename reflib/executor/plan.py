@@ -144,7 +144,8 @@ def memory_plan(plan, slot_shape, slot_dtype):
     dropped after its last reader and in-place outputs take over their input's
     buffer), and ``pooled`` (a greedy allocator that reuses a freed block of at
     least the needed size, as MXNet's PlanMemory does), plus ``inplace``: how
-    many outputs the inference forward computes in place.
+    many outputs the inference forward computes in place, and ``training_peak``:
+    ``naive`` plus the most gradient bytes alive at once during backward.
     """
     def nbytes(s):
         shape = slot_shape.get(s)
@@ -183,4 +184,30 @@ def memory_plan(plan, slot_shape, slot_dtype):
             if s in block_of:
                 free_blocks.append(block_of.pop(s))
     return {'naive': naive, 'inference_peak': peak, 'pooled': pool_total,
-            'inplace': sum(len(step.inplace) for step in plan.steps)}
+            'inplace': sum(len(step.inplace) for step in plan.steps),
+            'training_peak': naive + _backward_gradient_peak(plan, nbytes)}
+
+
+def _backward_gradient_peak(plan, nbytes):
+    """The most bytes of gradient arrays alive at once during backward, as reflib's backward runs.
+
+    Walking the steps in reverse, a step holds the gradients of its outputs (zeros for a
+    visible output that got none) while it computes its inputs' gradients; then its outputs'
+    gradients go, and its inputs' stay until the steps that produced those inputs consume
+    them.  Head gradients, the operators' own temporaries and the gradients of the bound
+    arguments are not counted (MXNet writes the last straight into the caller's gradient
+    arrays; reflib still makes a temporary and copies it).
+    """
+    variables = set(plan.var_slot.values())
+    live, peak = {}, 0
+    for step in reversed(plan.steps):
+        if not step.needs_grad:
+            continue
+        outs = sum(live.pop(s, 0) or (nbytes(s) if k < step.nvis and not step.op.is_loss else 0)
+                   for k, s in enumerate(step.out_slots))
+        wanted = [s for s in step.in_slots if plan.carries[s] and s not in live and s not in variables]
+        new = sum(nbytes(s) for s in set(wanted))
+        peak = max(peak, sum(live.values()) + outs + new)
+        for s in wanted:
+            live[s] = nbytes(s)
+    return peak
