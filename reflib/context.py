@@ -20,6 +20,10 @@ from .base import ContextError
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus']
 
 
+# numpy needs no device scope; one shared do-nothing ``with`` block serves every call
+_NO_SCOPE = contextlib.nullcontext()
+
+
 class Context:
     """A device: ``Context('cpu', 0)``, ``Context('gpu', 1)``.
 
@@ -90,7 +94,7 @@ class Context:
         """
         if self.device_type == 'gpu':
             return _cupy().cuda.Device(self.device_id)
-        return contextlib.nullcontext()
+        return _NO_SCOPE
 
     def empty_cache(self):
         """Give cached device memory back (cupy's memory pool); a no-op on cpu."""

@@ -219,7 +219,10 @@ class Executor:
             if step.inplace and not keep and monitor is None and self._may_overwrite(step, values):
                 env = step.env_inplace
                 in_place += 1
-            with step.ctx.device_scope():
+            if step.on_gpu:
+                with step.ctx.device_scope():
+                    outs = step.op.forward(step.params, env, ins, aux)
+            else:
                 outs = step.op.forward(step.params, env, ins, aux)
             for s, out in zip(step.out_slots, outs):
                 values[s] = out
@@ -304,15 +307,17 @@ class Executor:
                 ins[k] = move(ins[k], step.ctx)
             outs = [values[s] for s in step.out_slots]
             aux = [values[s] for s in step.aux_slots]
-            with step.ctx.device_scope():
+            if step.on_gpu:
+                with step.ctx.device_scope():
+                    in_grads = step.op.backward(step.params, step.env_train, ogs, ins, outs, aux)
+            else:
                 in_grads = step.op.backward(step.params, step.env_train, ogs, ins, outs, aux)
             if self._monitor is not None:
                 self._monitor_grads(step, ins, in_grads)
-            for slot, g in zip(step.in_slots, in_grads):
-                if g is not None and plan.carries[slot]:
-                    if plan.slot_ctx[slot] != step.ctx:
-                        g = move(g, plan.slot_ctx[slot])
-                    accumulate(slot, g)
+            for k, slot, move_to in step.grad_to:       # the inputs a gradient flows to
+                g = in_grads[k]
+                if g is not None:
+                    accumulate(slot, g if move_to is None else move(g, move_to))
         for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
             if req == 'null':
                 continue

@@ -31,7 +31,7 @@ class Step:
     """One operator call."""
     __slots__ = ('node', 'op', 'params', 'ctx', 'in_slots', 'aux_slots', 'out_slots',
                  'moves', 'needs_grad', 'free_after', 'env_train', 'env_test', 'nvis',
-                 'inplace', 'env_inplace')
+                 'inplace', 'env_inplace', 'on_gpu', 'grad_to')
 
     def __init__(self, node, ctx, in_slots, aux_slots, out_slots):
         self.node, self.op, self.params, self.ctx = node, node.op, node.params, ctx
@@ -44,6 +44,8 @@ class Step:
         self.nvis = node.num_visible_outputs()
         self.inplace = []        # (input position, output position) an inference forward computes in place
         self.env_inplace = None  # env_test, plus which inputs may be overwritten
+        self.on_gpu = ctx.device_type == 'gpu'   # needs a device scope around its calls
+        self.grad_to = []        # (input position, slot, context to move to or None): gradients to keep
 
 
 class Plan:
@@ -104,6 +106,8 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
             carries[s] = step.needs_grad
         # backward computes only the input gradients that flow somewhere (see OpEnv.wants)
         step.env_train.wants = tuple(carries[s] for s in step.in_slots)
+        step.grad_to = [(k, s, slot_ctx[s] if slot_ctx[s] != step.ctx else None)
+                        for k, s in enumerate(step.in_slots) if carries[s]]
 
     head_slots = [slot_of[(id(n), i)] for n, i in outputs]
     # inference liveness: free an intermediate after its last reader unless it is a head
