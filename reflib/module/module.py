@@ -445,31 +445,27 @@ class Module(BaseModule):
                                    'gradients; bind(..., for_training=True) to train')
         self._params_dirty = True
         group = self._exec_group
+        # the parameters that have gradients, by their index in param_names
+        wanted = [(index, name, weights, grads) for index, (name, weights, grads)
+                  in enumerate(zip(group.param_names, group.param_arrays, group.grad_arrays))
+                  if grads[0] is not None]
+        names = [name for _, name, _, _ in wanted]
+        grads = [grads for _, _, _, grads in wanted]
+        # One push of every key, then one pull of every key: a store takes lists of keys, handles
+        # them in init order (the parameter order), and a distributed store then waits for its
+        # servers once per step instead of once per parameter.  (MXNet makes one call per key;
+        # its asynchronous engine overlaps them.)
         if self._update_on_kvstore:
-            wanted = [(index, name, weights, grads) for index, (name, weights, grads)
-                      in enumerate(zip(group.param_names, group.param_arrays, group.grad_arrays))
-                      if grads[0] is not None]
-            if isinstance(self._kvstore, kvs.DistKVStore):
-                # every push first, then one pull of all keys: one wait for the servers per step,
-                # not one per parameter (MXNet's asynchronous engine overlaps them the same way)
-                names = [name for _, name, _, _ in wanted]
-                self._kvstore.push(names, [grads for _, _, _, grads in wanted])
-                self._kvstore.pull(names, [weights for _, _, weights, _ in wanted])
-                return
-            for index, name, weights, grads in wanted:
-                self._kvstore.push(name, grads, priority=-index)
-                self._kvstore.pull(name, weights, priority=-index)
+            self._kvstore.push(names, grads)
+            self._kvstore.pull(names, [weights for _, _, weights, _ in wanted])
             return
+        if self._kvstore is not None:
+            # every device gets the gradient summed over all devices
+            self._kvstore.push(names, grads)
+            self._kvstore.pull(names, grads)
         ndev = len(self._context)
-        for index, (name, weights, grads) in enumerate(zip(group.param_names, group.param_arrays,
-                                                            group.grad_arrays)):
-            if grads[0] is None:
-                continue
-            if self._kvstore is not None:
-                # every device gets the gradient summed over all devices
-                self._kvstore.push(name, grads, priority=-index)
-                self._kvstore.pull(name, grads, priority=-index)
-            for k, (w, g) in enumerate(zip(weights, grads)):
+        for index, _, weights, device_grads in wanted:
+            for k, (w, g) in enumerate(zip(weights, device_grads)):
                 self._updater(index * ndev + k, g, w)
 
     def get_outputs(self, merge_multi_context=True):
