@@ -35,6 +35,8 @@ import tempfile
 import threading
 import time
 
+from .kvstore.mpi import LAUNCH_DIR_VARIABLE
+
 __all__ = ['launch', 'mpiexec_command', 'find_mpiexec', 'main']
 
 _DEAD_PID = re.compile(r'PID (\d+) RUNNING AT')
@@ -103,7 +105,7 @@ def launch(command, num_workers, num_servers=1, env=None, hostfile=None, timeout
     ``timeout`` seconds is stopped (exit code 124).
     """
     with tempfile.TemporaryDirectory(prefix='reflib-launch-') as pid_dir:
-        line = mpiexec_command(command, num_workers, num_servers, env=dict(env or {}, REFLIB_LAUNCH_DIR=pid_dir),
+        line = mpiexec_command(command, num_workers, num_servers, env=dict(env or {}, **{LAUNCH_DIR_VARIABLE: pid_dir}),
                                hostfile=hostfile, mpiexec=mpiexec)
         process = subprocess.Popen(line, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT if capture else subprocess.PIPE,

@@ -783,12 +783,7 @@ class Updater:
 
     def sync_state_context(self, state, context):
         """``state`` (an NDArray, or nested tuples/lists of them) moved to ``context``."""
-        if isinstance(state, NDArray):
-            return state.as_in_context(context)
-        if isinstance(state, (tuple, list)):
-            moved = [self.sync_state_context(s, context) for s in state]
-            return tuple(moved) if isinstance(state, tuple) else moved
-        return state
+        return map_state(lambda a: a.as_in_context(context) if isinstance(a, NDArray) else a, state)
 
     def get_states(self, dump_optimizer=False):
         """Pickle bytes of ``{index: state}``; with ``dump_optimizer``, of ``(states, optimizer)``.
@@ -825,24 +820,33 @@ def get_updater(optimizer):
     return Updater(optimizer)
 
 
-def _state_to_numpy(state):
-    if isinstance(state, NDArray):
-        return state.asnumpy()
+def map_state(fn, state):
+    """``fn`` applied to every leaf of an optimizer state: an array, or nested tuples/lists of them.
+
+    A state is whatever ``create_state`` returned (None, one array, a tuple such as Adam's
+    (mean, var), a float16 weight's (master copy, inner state)); the nesting is kept.
+    """
     if isinstance(state, (tuple, list)):
-        out = [_state_to_numpy(s) for s in state]
-        return tuple(out) if isinstance(state, tuple) else out
-    return state
+        mapped = [map_state(fn, s) for s in state]
+        return tuple(mapped) if isinstance(state, tuple) else mapped
+    return fn(state)
+
+
+def _state_to_numpy(state):
+    """Every array of ``state`` as a numpy array (reflib's NDArrays and MXNet's pickled ones)."""
+    def leaf(a):
+        if isinstance(a, NDArray):
+            return a.asnumpy()
+        return a.values if isinstance(a, _MXNetPickledNDArray) else a
+    return map_state(leaf, state)
 
 
 def _state_from_numpy(state):
-    if isinstance(state, np.ndarray):
-        return NDArray(state.copy(), cpu(0))
-    if isinstance(state, _MXNetPickledNDArray):
-        return NDArray(state.values, cpu(0))
-    if isinstance(state, (tuple, list)):
-        out = [_state_from_numpy(s) for s in state]
-        return tuple(out) if isinstance(state, tuple) else out
-    return state
+    def leaf(a):
+        if isinstance(a, np.ndarray):
+            return NDArray(a.copy(), cpu(0))
+        return NDArray(a.values, cpu(0)) if isinstance(a, _MXNetPickledNDArray) else a
+    return map_state(leaf, state)
 
 
 class _MXNetPickledNDArray:

@@ -53,6 +53,7 @@ import pickle
 import numpy as np
 
 from ..base import string_types
+from ..optimizer import _StatesUnpickler, _state_to_numpy, map_state
 from ..util import atomic_write_bytes
 from .base import KVStoreError
 from .kvstore import KVStore, _KVTypeError
@@ -238,7 +239,6 @@ class DistKVStore(KVStore):
     def load_optimizer_states(self, fname):
         """Read states saved by any store (reflib's or MXNet's), cut them per server, and send them."""
         self._require_remote_states('load_optimizer_states')
-        from ..optimizer import _StatesUnpickler
         with open(fname, 'rb') as f:
             data = f.read()
         try:
@@ -259,7 +259,7 @@ class DistKVStore(KVStore):
                 raise KVStoreError('load_optimizer_states: %s has states for key %r, which this store has not '
                                    'initialised (it has %s)' % (fname, k, sorted(self._key_ids, key=str)))
             for s, a, b in self._parts[k]:
-                per_server[s][self._key_ids[k]] = _cut_state(_numpy_state(state), a, b)
+                per_server[s][self._key_ids[k]] = _cut_state(_state_to_numpy(state), a, b)
         error = None
         if self.rank == 0:
             try:
@@ -282,29 +282,11 @@ class DistKVStore(KVStore):
         """Wait until every worker has called barrier."""
         self._link.barrier()
 
-    barrier = _barrier
-
-
-def _numpy_state(state):
-    """An optimizer state with every array as a numpy array (NDArrays and MXNet's pickled ones too)."""
-    if isinstance(state, (tuple, list)):
-        out = [_numpy_state(s) for s in state]
-        return tuple(out) if isinstance(state, tuple) else out
-    if hasattr(state, 'asnumpy'):
-        return state.asnumpy()
-    if hasattr(state, 'values') and isinstance(getattr(state, 'values'), np.ndarray):
-        return state.values
-    return state
-
 
 def _cut_state(state, start, stop):
     """The flat elements ``start:stop`` of every array in ``state``."""
-    if isinstance(state, np.ndarray):
-        return np.ascontiguousarray(state.reshape(-1)[start:stop])
-    if isinstance(state, (tuple, list)):
-        out = [_cut_state(s, start, stop) for s in state]
-        return tuple(out) if isinstance(state, tuple) else out
-    return state
+    return map_state(lambda a: np.ascontiguousarray(a.reshape(-1)[start:stop])
+                     if isinstance(a, np.ndarray) else a, state)
 
 
 def _join_states(parts, shape):

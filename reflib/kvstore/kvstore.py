@@ -364,7 +364,9 @@ class KVStore(KVStoreBase):
     def _barrier(self):
         """Wait for all workers: there is only this one."""
 
-    barrier = _barrier
+    def barrier(self):
+        """Wait until every worker has called barrier (``_barrier``, which a store overrides)."""
+        self._barrier()
 
     # ------------------------------------------------------------ keys
     def _check_key(self, what, key):

@@ -38,8 +38,6 @@ import sys
 import traceback
 from collections import OrderedDict
 
-import numpy as np
-
 from ..context import cpu
 from ..ndarray.ndarray import NDArray
 
@@ -107,8 +105,8 @@ class KVServer:
 
     # ------------------------------------------------------------ requests
     def _init(self, store, worker, request_id, key, payload):
-        name, value = payload
-        store.keys[key] = _Key(name, np.array(value, copy=True))
+        name, value = payload             # a message's arrays are the server's own: no copy
+        store.keys[key] = _Key(name, value)
         return [(worker, (request_id, True, None))]
 
     def _push(self, store, worker, request_id, key, value):
@@ -122,7 +120,7 @@ class KVServer:
         k.round[worker] = value
         while len(k.round) == self.num_workers:
             pushes = [k.round[w] for w in sorted(k.round)]
-            merged = pushes[0].copy()
+            merged = pushes[0]                # the round's own array: sum into it
             for push in pushes[1:]:
                 merged += push
             self._apply(store, key, k, merged)
