@@ -19,7 +19,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_MXNET_PYTHON = '/tmp/mxv/bin/python'
+sys.path.insert(0, HERE)
+import fit_throughput as ft  # noqa: E402  (same directory)
 
 
 def measure(lib, steps, repeat):
@@ -52,14 +53,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--steps', type=int, default=2000)
     parser.add_argument('--repeat', type=int, default=5)
-    parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', DEFAULT_MXNET_PYTHON))
+    parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', ft.DEFAULT_MXNET_PYTHON))
     parser.add_argument('--worker', choices=('reflib', 'mxnet'), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(measure(args.worker, args.steps, args.repeat)))
         return 0
-    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1',
-               PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE), os.environ.get('PYTHONPATH')])))
+    env = ft.checkout_env(dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1'))
     print('forward + backward of y = MakeLoss(sum(relu(x * w))) on 1x1 data, one thread; load average %.2f'
           % os.getloadavg()[0])
     results = {}

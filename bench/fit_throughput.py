@@ -247,6 +247,13 @@ def mxnet_python(explicit):
     return path, probe.stdout.strip()
 
 
+def checkout_env(env=None):
+    """``env`` (default os.environ) with this checkout first on PYTHONPATH: its reflib, installed or not."""
+    env = dict(os.environ if env is None else env)
+    env['PYTHONPATH'] = os.pathsep.join(filter(None, [os.path.dirname(HERE), env.get('PYTHONPATH')]))
+    return env
+
+
 def run_one(python, label, lib, extra_env, model, batch, threads, samples, args):
     env = dict(os.environ)
     for var in THREAD_VARS:
@@ -254,7 +261,7 @@ def run_one(python, label, lib, extra_env, model, batch, threads, samples, args)
     env.pop('MXNET_SUBGRAPH_BACKEND', None)
     env.update(extra_env)
     if lib == 'reflib':  # this checkout's reflib, even where it is not installed
-        env['PYTHONPATH'] = os.pathsep.join(filter(None, [os.path.dirname(HERE), env.get('PYTHONPATH')]))
+        env = checkout_env(env)
     with tempfile.NamedTemporaryFile(suffix='.json', delete=False) as tmp:
         result_path = tmp.name
     cmd = [python, os.path.abspath(__file__), '--worker', '--lib', lib, '--models', model, '--batch', str(batch),

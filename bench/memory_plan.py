@@ -35,7 +35,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fit_throughput as ft  # noqa: E402  (same directory)
 
-DEFAULT_MXNET_PYTHON = '/tmp/mxv/bin/python'
 SHAPES = {'mlp': (784,), 'cnn': (1, 28, 28), 'resnet': (3, 32, 32)}
 
 
@@ -63,15 +62,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--models', default=','.join(ft.MODELS))
     parser.add_argument('--batch', type=int, default=64)
-    parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', DEFAULT_MXNET_PYTHON))
+    parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', ft.DEFAULT_MXNET_PYTHON))
     parser.add_argument('--worker', choices=('reflib', 'mxnet'), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     models = args.models.split(',')
     if args.worker:
         print(json.dumps({m: measure(args.worker, m, args.batch) for m in models}))
         return 0
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE),
-                                                                      os.environ.get('PYTHONPATH')])))
+    env = ft.checkout_env()
     results = {}
     # MXNet twice: its defaults fuse conv+BN+relu into one MKLDNN node (fewer entries to hold),
     # MXNET_SUBGRAPH_BACKEND=NONE plans the graph as written, as reflib does
