@@ -8,20 +8,13 @@ For each model of fit_throughput.py (same symbols) the script binds one executor
 ``simple_bind`` twice: for training (``grad_req='write'`` on every argument but the data and
 the label) and for inference (``grad_req='null'``).  MXNet's figure is the last line of
 ``Executor.debug_str()``: what its graph executor's memory plan allocated for the graph's
-intermediate entries (outputs, and for training the gradients and what backward keeps),
-after sharing storage between entries whose lifetimes do not overlap and computing in
-place where an operator allows it.  It does not count the arguments, their gradients or
-the auxiliary states, which the caller allocates.  reflib's columns, from
-``Executor.memory_report()``, count the same entries:
-
-* ``kept``: every forward intermediate, which a training forward keeps for backward
-  (reflib computes backward's gradients on the fly, and they are not counted);
-* ``inference peak``: the largest set of intermediates alive at once when each is dropped
-  after its last reader and activations, BatchNorm and residual sums are computed in place,
-  which is what reflib's inference forward really holds;
-* ``train peak``: ``kept`` plus the most gradient bytes backward holds at once (the
-  gradients of a step's outputs while it computes its inputs' ones): the figure to set
-  next to MXNet's training total.
+entries (forward outputs, and for training backward's gradients), after sharing storage
+between entries whose lifetimes do not overlap and computing in place where an operator
+allows it.  It does not count the arguments, their gradients or the auxiliary states,
+which the caller allocates, and it is rounded *down* to whole MB.  reflib's figure is
+``Executor.memory_report()['total']``: the blocks its memory plan allocated
+(reflib/executor/memory.py) plus the output arrays, the same entries.  Because MXNet's
+figure is rounded down, ``ratio`` (reflib / MXNet) is an upper bound.
 """
 
 import argparse
@@ -54,7 +47,7 @@ def measure(lib, model, batch):
             result[mode] = {'total_mb': int(found.group(1)) if found else None}
         else:
             report = ex.memory_report()
-            result[mode] = {k: report[k] / 2 ** 20 for k in ('naive', 'inference_peak', 'pooled', 'training_peak')}
+            result[mode] = {k: report[k] / 2 ** 20 for k in ('total', 'planned', 'outputs', 'unshared')}
     return result
 
 
@@ -84,20 +77,21 @@ def main(argv=None):
         if done.returncode != 0:
             sys.exit('%s failed:\n%s' % (label, done.stderr[-3000:]))
         results[label] = json.loads(done.stdout.strip().splitlines()[-1])
-    print('intermediate memory of one bound executor, batch %d, MB (MXNet rounds down to whole MB)' % args.batch)
-    header = '%-7s %-9s %12s %12s %12s %14s %16s' % ('model', 'mode', 'MXNet total', 'MXNet noSG', 'reflib kept',
-                                                    'reflib train pk', 'reflib inf. peak')
+    print('memory of one bound executor, batch %d, MB (MXNet rounds down to whole MB)' % args.batch)
+    header = '%-7s %-9s %11s %11s %13s %15s %16s' % ('model', 'mode', 'MXNet total', 'MXNet noSG', 'reflib total',
+                                                    'reflib unshared', 'ratio (at most)')
     print(header)
     print('-' * len(header))
     for model in models:
         for mode in ('train', 'inference'):
             mxd, mxn = (results.get(k, {}).get(model, {}).get(mode, {}).get('total_mb') for k in ('mxnet', 'mxnet-nosg'))
             ref = results['reflib'][model][mode]
-            train = mode == 'train'        # each executor shows the figures that apply to it
-            print('%-7s %-9s %12s %12s %12s %14s %16s'
+            # the graph as written (noSG) is the one reflib plans; MXNet's default fuses it
+            base = mxn if mxn is not None else mxd
+            ratio = '-' if not base else '%.2f' % (ref['total'] / base)
+            print('%-7s %-9s %11s %11s %13.1f %15.1f %16s'
                   % (model, mode, '-' if mxd is None else mxd, '-' if mxn is None else mxn,
-                     '%.1f' % ref['naive'] if train else '-', '%.1f' % ref['training_peak'] if train else '-',
-                     '-' if train else '%.1f' % ref['inference_peak']))
+                     ref['total'], ref['unshared'] + ref['outputs'], ratio))
     return 0
 
 

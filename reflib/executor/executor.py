@@ -23,8 +23,9 @@ from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
 from ..symbol.symbol import topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
-from ..operator.registry import shape_is_known
-from .plan import build_plan, memory_plan
+from ..operator.registry import shape_is_known, same_memory
+from .plan import build_plan
+from .memory import plan_memory
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -89,6 +90,16 @@ def _view(arr, shape):
     return NDArray(arr._data.reshape(-1)[:size].reshape(shape), arr.context)
 
 
+def _write(target, value, step, what):
+    """Put an operator's result into its planned array (nothing to do if it computed it there)."""
+    if same_memory(target, value):
+        return
+    if tuple(value.shape) != tuple(target.shape):
+        raise ShapeError('%s %r: %s has shape %s, but shape inference planned %s'
+                         % (step.op.name, step.node.name, what, tuple(value.shape), tuple(target.shape)))
+    target[...] = value
+
+
 class Executor:
     """The result of bind/simple_bind."""
 
@@ -129,7 +140,6 @@ class Executor:
         self._monitor = None
         self._monitor_all = False
         self._values = None      # every slot's value from the last forward, kept for backward
-        self._inplace_done = 0   # steps the last forward computed in place
 
     # ------------------------------------------------------------- building
     def _check_shapes(self):
@@ -166,6 +176,78 @@ class Executor:
         # backward needs the forward's intermediates; MXNet allows backward after *any* forward
         # (is_train only switches Dropout/BatchNorm), so they are kept whenever a gradient is wanted
         self._needs_backward = bool(grad_vars)
+        self._allocate()
+
+    def _allocate(self):
+        """Plan every intermediate value's memory (memory.py), allocate the blocks, and hand
+        each step the arrays it writes into: ``env.out`` for forward, ``grad_bufs`` for backward."""
+        plan = self._plan
+        shapes, dtypes = self._slot_shapes()
+        # an argument's gradient goes straight into its gradient array ('write'), unless it must
+        # be summed apart first: 'add', or an array of another dtype or device
+        arg_of = dict(zip(self._arg_slots, zip(self.arg_arrays, self._grads, self._grad_req)))
+        self._grad_direct = {}
+        summed_apart = set()
+        for slot, (arr, garr, req) in arg_of.items():
+            if req == 'null':
+                continue
+            if req == 'write' and garr.dtype == arr.dtype and garr.context == arr.context:
+                self._grad_direct[slot] = garr._data
+            else:
+                summed_apart.add(slot)
+        self._mem = plan_memory(plan, shapes, dtypes, self._needs_backward, summed_apart)
+        buffers = []
+        for block in self._mem.blocks:
+            with block.ctx.device_scope():
+                buffers.append(block.ctx.xp.empty(max(block.nbytes, 1), dtype=np.uint8))
+        arrays = {}
+        for key, e in self._mem.entries.items():
+            arrays[key] = buffers[e.block.index][:e.nbytes].view(e.dtype).reshape(e.shape)
+        self._arrays = arrays
+        self._blocks = buffers
+        # where each value lives: a planned array, an output array, or (arguments) the bound array
+        head_array = {}
+        for out, slot in zip(self.outputs, plan.head_slots):
+            head_array.setdefault(slot, out._data)
+        self._slot_array = [None] * plan.num_slots
+        for slot in range(plan.num_slots):
+            self._slot_array[slot] = arrays.get(('out', slot), head_array.get(slot))
+        self._grad_array = {}
+        for (kind, slot), arr in arrays.items():
+            if kind == 'grad':
+                self._grad_array[slot] = arr
+        for slot, arr in self._grad_direct.items():
+            self._grad_array.setdefault(slot, arr)
+        # read-only zeros in place of the forward values a backward does not read
+        self._stub = {}
+        for step in plan.steps:
+            outs = [self._slot_array[s] for s in step.out_slots]
+            step.env_train.out = step.env_test.out = outs if any(o is not None for o in outs) else None
+            bufs = []
+            for k, s in enumerate(step.in_slots):
+                buf = self._grad_array.get(s)
+                # a second occurrence of one slot (x + x) and a gradient that must change
+                # device are computed apart and added in
+                if (buf is None or step.in_slots.index(s) != k or k in step.moves
+                        or buf.dtype != dtypes.get(s) or not plan.carries[s]):
+                    buf = None
+                bufs.append(buf)
+            step.grad_bufs = bufs
+            for k in range(len(step.in_slots)):
+                if k not in step.bwd_ins:
+                    self._stub_for(step.in_slots[k], shapes, dtypes)
+            for j in range(len(step.out_slots)):
+                if j not in step.bwd_outs:
+                    self._stub_for(step.out_slots[j], shapes, dtypes)
+        self._backward_done = False
+
+    def _stub_for(self, slot, shapes, dtypes):
+        if slot in self._stub or not shape_is_known(shapes.get(slot)):
+            return
+        ctx = self._plan.slot_ctx[slot]
+        xp = ctx.xp
+        with ctx.device_scope():
+            self._stub[slot] = xp.broadcast_to(xp.zeros((), dtype=dtypes[slot]), shapes[slot])
 
     # ------------------------------------------------------------- views
     @property
@@ -202,12 +284,10 @@ class Executor:
                 raise ShapeError('forward: argument %r is bound with shape %s, got an array of shape %s '
                                  '(use reshape() for a new shape)' % (name, target.shape, tuple(shape)))
             target[:] = value
-        values = [None] * self._plan.num_slots
+        values = list(self._slot_array)
         for slot, arr in self._bound:
             values[slot] = arr._data
-        keep = is_train or self._needs_backward
         monitor = self._monitor
-        in_place = 0
         for step in self._plan.steps:
             ins = [values[s] for s in step.in_slots]
             for k in step.moves:
@@ -216,47 +296,29 @@ class Executor:
             if monitor is not None and self._monitor_all:
                 self._monitor_inputs(step, ins + aux)
             env = step.env_train if is_train else step.env_test
-            if step.inplace and not keep and monitor is None and self._may_overwrite(step, values):
-                env = step.env_inplace
-                in_place += 1
             if step.on_gpu:
                 with step.ctx.device_scope():
                     outs = step.op.forward(step.params, env, ins, aux)
             else:
                 outs = step.op.forward(step.params, env, ins, aux)
-            for s, out in zip(step.out_slots, outs):
-                values[s] = out
+            targets = env.out
+            for j, (s, out) in enumerate(zip(step.out_slots, outs)):
+                if targets is not None and targets[j] is not None:
+                    _write(targets[j], out, step, 'output %d' % j)
+                else:
+                    values[s] = out
             if monitor is not None:
                 for i in range(step.nvis):
-                    monitor(step.node.output_name(i), NDArray(outs[i], step.ctx))
-            if not keep:  # inference-only executor: drop what no later step reads (the memory plan)
-                for s in step.free_after:
-                    values[s] = None
+                    monitor(step.node.output_name(i), NDArray(values[step.out_slots[i]], step.ctx))
         for out, slot in zip(self.outputs, self._plan.head_slots):
-            out._data[...] = values[slot]
+            if out._data is not values[slot]:
+                out._data[...] = values[slot]
         # like MXNet, each forward hands out fresh NDArray handles over the same output memory,
         # so an output kept from an earlier forward shows the new values too
         self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
-        self._values = values if keep else None
-        self._inplace_done = in_place
+        self._values = values if self._needs_backward else None
+        self._backward_done = False
         return self.outputs
-
-    @staticmethod
-    def _may_overwrite(step, values):
-        """Whether the inputs the plan offers for in-place output really are this step's to overwrite.
-
-        The plan knows that nothing reads them later; only the arrays know whether an
-        operator returned a *view* of another live value (a reshape) or the very same
-        array (an identity): then writing into it would change that value too.
-        """
-        for i, _ in step.inplace:
-            x = values[step.in_slots[i]]
-            if getattr(x, 'base', None) is not None or not getattr(x, 'flags', None) or not x.flags.writeable:
-                return False
-            for slot, v in enumerate(values):
-                if v is not None and slot != step.in_slots[i] and (v is x or getattr(v, 'base', None) is x):
-                    return False
-        return True
 
     def _monitor_inputs(self, step, values):
         """monitor_all: each input as MXNet names it: a variable under its own name, then every
@@ -279,56 +341,79 @@ class Executor:
         if self._values is None:
             raise MXNetError('backward: call forward() first; there are no forward values to '
                              'differentiate')
+        if self._backward_done and not self._mem.backward_repeatable:
+            raise MXNetError('backward: call forward() again first. This backward already ran on the last '
+                             "forward's values, and the memory plan has since reused some of them for "
+                             'gradients (MXNet would silently compute wrong gradients here; '
+                             'REFLIB_SHARE_MEMORY=0 keeps them apart)')
         plan = self._plan
         heads = self._head_grads(out_grads)
-        grads = {}
+        grads = {}                  # slot -> its gradient array, once something was written into it
+        grad_array = self._grad_array
 
         def accumulate(slot, g):
             old = grads.get(slot)
-            grads[slot] = g if old is None else old + g
+            if old is not None:
+                old += g
+                return
+            target = grad_array.get(slot)
+            if target is None:      # nothing reads it (a loss head's output: its backward ignores it)
+                return
+            if not same_memory(target, g):
+                target[...] = g
+            grads[slot] = target
 
         for slot, g in zip(plan.head_slots, heads):
             if g is not None:
                 accumulate(slot, g)
         values = self._values
+        stub = self._stub
         for step in reversed(plan.steps):
             if not step.needs_grad:
                 continue
             visible = step.out_slots[:step.nvis]
             if not step.op.is_loss and all(s not in grads for s in visible):
                 continue
-            xp = step.env_train.xp
             ogs = [grads.pop(s, None) for s in step.out_slots]
             if not step.op.is_loss:
-                ogs = [xp.zeros_like(values[s]) if g is None and k < step.nvis else g
-                       for k, (s, g) in enumerate(zip(step.out_slots, ogs))]
-            ins = [values[s] for s in step.in_slots]
+                for k, s in enumerate(visible):
+                    if ogs[k] is None:       # an output nobody used: its gradient is zero
+                        ogs[k] = grad_array[s]
+                        ogs[k][...] = 0
+            ins = [values[s] if k in step.bwd_ins else stub[s] for k, s in enumerate(step.in_slots)]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
-            outs = [values[s] for s in step.out_slots]
+            outs = [values[s] if j in step.bwd_outs else stub[s] for j, s in enumerate(step.out_slots)]
             aux = [values[s] for s in step.aux_slots]
+            env = step.env_train
+            # an input's planned gradient array is handed to the operator when this is the first
+            # gradient for it; later ones are added in
+            env.grad_out = [None if buf is None or s in grads else buf
+                            for buf, s in zip(step.grad_bufs, step.in_slots)]
             if step.on_gpu:
                 with step.ctx.device_scope():
-                    in_grads = step.op.backward(step.params, step.env_train, ogs, ins, outs, aux)
+                    in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)
             else:
-                in_grads = step.op.backward(step.params, step.env_train, ogs, ins, outs, aux)
+                in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)
+            env.grad_out = None
             if self._monitor is not None:
                 self._monitor_grads(step, ins, in_grads)
             for k, slot, move_to in step.grad_to:       # the inputs a gradient flows to
                 g = in_grads[k]
                 if g is not None:
                     accumulate(slot, g if move_to is None else move(g, move_to))
+        self._backward_done = True
         for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
-            if req == 'null':
+            if req == 'null' or slot in self._grad_direct:
                 continue
             g = grads.get(slot)
             if g is None:
                 # no gradient reaches this argument (a loss head's label): MXNet leaves the array as is
                 continue
             if req == 'write':
-                garr._data[...] = g
+                garr._data[...] = move(g, garr.context)
             else:
-                garr._data += g
+                garr._data += move(g, garr.context)
 
     def _monitor_grads(self, step, ins, in_grads):
         """MXNet's backward node for ``fc1`` is ``fc1_backward``; it reports each input gradient a
@@ -436,13 +521,29 @@ class Executor:
                         self._group2ctx)
 
     def memory_report(self):
-        """The memory plan of this executor in bytes (see executor.plan.memory_plan)."""
-        shapes, dtypes = self._slot_shapes()
-        report = memory_plan(self._plan, shapes, dtypes)
+        """The bytes this executor holds, from its memory plan (see executor/memory.py).
+
+        ``planned``: the blocks bind allocated for the intermediate values of forward (and,
+        for training, backward's gradients); ``outputs``: the output arrays; ``total``: the
+        two together, the figure MXNet's ``debug_str()`` ends with ("Total N MB allocated").
+        ``unshared``: what the planned values would take with no sharing at all;
+        ``inplace``: how many values are computed into an input's memory.  ``arguments``,
+        ``gradients`` and ``aux_states`` are the caller's arrays.
+        """
+        mem = self._mem
+        report = {
+            'planned': mem.total_bytes,
+            'outputs': sum(o._data.nbytes for o in self.outputs),
+            'unshared': mem.unshared_bytes,
+            'blocks': len(mem.blocks),
+            'entries': len(mem.entries),
+            'inplace': sum(1 for item in mem.inplace if self._mem.entries[item[4]].shares == 'inplace'),
+            'identity': sum(1 for item in mem.inplace if self._mem.entries[item[4]].shares == 'identity'),
+        }
+        report['total'] = report['planned'] + report['outputs']
         report['arguments'] = sum(a._data.nbytes for a in self.arg_arrays)
         report['gradients'] = sum(g._data.nbytes for g in self._grads if g is not None)
         report['aux_states'] = sum(a._data.nbytes for a in self.aux_arrays)
-        report['inplace_done'] = self._inplace_done     # of report['inplace'] planned, in the last forward
         return report
 
     def _slot_shapes(self):
@@ -478,10 +579,14 @@ class Executor:
         mem = self.memory_report()
         lines.append('memory: arguments %s, gradients %s, aux %s' % (
             _mb(mem['arguments']), _mb(mem['gradients']), _mb(mem['aux_states'])))
-        lines.append('memory: intermediates %s kept for backward; inference peak %s; '
-                     'pooled allocation %s' % (_mb(mem['naive']), _mb(mem['inference_peak']), _mb(mem['pooled'])))
-        lines.append('memory: %d output(s) computed in place by an inference forward (%d in the last one)'
-                     % (mem['inplace'], mem['inplace_done']))
+        for block in self._mem.blocks:
+            names = ', '.join(e.name + {'inplace': ' (in place)', 'identity': ' (same values)'}.get(e.shares, '')
+                              for e in block.entries)
+            lines.append('storage %d: %d bytes @%s: %s' % (block.index, block.nbytes, block.ctx, names))
+        lines.append('memory: %d values in %d blocks, %s (%s unshared) + outputs %s; '
+                     '%d computed in place' % (mem['entries'], mem['blocks'], _mb(mem['planned']),
+                                               _mb(mem['unshared']), _mb(mem['outputs']), mem['inplace']))
+        lines.append('Total %s allocated' % _mb(mem['total']))
         return '\n'.join(lines)
 
 

@@ -28,10 +28,13 @@ class ElemwiseAdd(_Binary):
     def inplace(self, p):
         return [(0, 0), (1, 0)]
 
+    def backward_reads(self, p):
+        return [], []
+
     def forward(self, p, env, inputs, aux):
-        if env.overwrite:                   # a residual sum into one summand's buffer
-            target = inputs[env.overwrite[0]]
-            return [env.xp.add(inputs[0], inputs[1], out=target)]
+        out = env.target(0)                 # may be one summand's memory: a residual sum in place
+        if out is not None:
+            return [env.xp.add(inputs[0], inputs[1], out=out)]
         return [inputs[0] + inputs[1]]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):

@@ -163,6 +163,9 @@ class SoftmaxOutput(Operator):
             return [_softmax(env.xp, x, 1)]
         return [_softmax(env.xp, self._rows(p, x), 1).reshape(x.shape)]
 
+    def backward_reads(self, p):
+        return [1], [0]                    # the label and the probabilities
+
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp = env.xp
         prob, label = outputs[0], inputs[1]
@@ -249,6 +252,9 @@ class _Regression(Operator):
     def _diff_grad(self, xp, diff):
         """d(loss)/d(out) per element from ``out - label``."""
         return diff
+
+    def backward_reads(self, p):
+        return [1], [0]                    # the label and the output
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         out, label = outputs[0], inputs[1]

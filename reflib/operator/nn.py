@@ -50,21 +50,36 @@ class FullyConnected(Operator):
     def _flat(self, p, data):
         return data.reshape(data.shape[0], -1) if p.flatten else data.reshape(-1, data.shape[-1])
 
+    def backward_reads(self, p):
+        return [0, 1], []                  # data and weight; never the output
+
     def forward(self, p, env, inputs, aux):
         data, weight = inputs[0], inputs[1]
-        out = self._flat(p, data) @ weight.T
+        out_shape = (data.shape[0], p.num_hidden) if p.flatten else data.shape[:-1] + (p.num_hidden,)
+        target = env.target(0)
+        if target is None:
+            out = self._flat(p, data) @ weight.T
+        else:
+            out = env.xp.matmul(self._flat(p, data), weight.T, out=target.reshape(-1, p.num_hidden))
         if not p.no_bias:
             out += inputs[2]
-        out_shape = (data.shape[0], p.num_hidden) if p.flatten else data.shape[:-1] + (p.num_hidden,)
-        return [out.reshape(out_shape)]
+        return [out.reshape(out_shape) if target is None else target]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        data, weight = inputs[0], inputs[1]
+        xp, data, weight = env.xp, inputs[0], inputs[1]
         grad = out_grads[0].reshape(-1, p.num_hidden)
-        grads = [(grad @ weight).reshape(data.shape) if env.wants_grad(0) else None,
-                 grad.T @ self._flat(p, data) if env.wants_grad(1) else None]
+        grads = [None, None]
+        if env.wants_grad(0):
+            target = env.grad_target(0)
+            if target is None:
+                grads[0] = (grad @ weight).reshape(data.shape)
+            else:
+                xp.matmul(grad, weight, out=target.reshape(grad.shape[0], -1))
+                grads[0] = target
+        if env.wants_grad(1):
+            grads[1] = xp.matmul(grad.T, self._flat(p, data), out=env.grad_target(1))
         if not p.no_bias:
-            grads.append(grad.sum(axis=0) if env.wants_grad(2) else None)
+            grads.append(grad.sum(axis=0, out=env.grad_target(2)) if env.wants_grad(2) else None)
         return grads
 
 
@@ -78,10 +93,18 @@ class Activation(Operator):
     def inplace(self, p):
         return [(0, 0)]
 
+    def backward_reads(self, p):
+        # softsign's derivative needs x; the others are functions of the output y
+        return ([0], []) if p.act_type == 'softsign' else ([], [0])
+
+    def backward_inplace(self, p):
+        return [(0, 0)]
+
     def forward(self, p, env, inputs, aux):
         xp, x = env.xp, inputs[0]
-        if 0 in env.overwrite:              # the same arithmetic, into x's own buffer
-            return [self._in_place(p, xp, x)]
+        out = env.target(0)
+        if out is not None:                 # the same arithmetic, into the planned array
+            return [self._into(p, xp, x, out)]
         if p.act_type == 'relu':
             return [xp.maximum(x, 0)]
         if p.act_type == 'sigmoid':
@@ -93,33 +116,40 @@ class Activation(Operator):
         return [x / (1 + xp.abs(x))]  # softsign
 
     @staticmethod
-    def _in_place(p, xp, x):
+    def _into(p, xp, x, out):
+        """The activation of x computed into ``out``, which may be x itself."""
         if p.act_type == 'relu':
-            xp.maximum(x, 0, out=x)
+            xp.maximum(x, 0, out=out)
         elif p.act_type == 'sigmoid':
-            xp.negative(x, out=x)
-            xp.exp(x, out=x)
-            xp.add(1, x, out=x)
-            xp.divide(1, x, out=x)
+            xp.negative(x, out=out)
+            xp.exp(out, out=out)
+            xp.add(1, out, out=out)
+            xp.divide(1, out, out=out)
         elif p.act_type == 'tanh':
-            xp.tanh(x, out=x)
+            xp.tanh(x, out=out)
         elif p.act_type == 'softrelu':
-            xp.logaddexp(0, x, out=x)
+            xp.logaddexp(0, x, out=out)
         else:
-            xp.divide(x, 1 + xp.abs(x), out=x)
-        return x
+            xp.divide(x, 1 + xp.abs(x), out=out)
+        return out
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, g, x, y = env.xp, out_grads[0], inputs[0], outputs[0]
+        out = env.grad_target(0)           # may be g's own memory (backward_inplace)
         if p.act_type == 'relu':
-            return [g * (x > 0)]
+            return [_into_or_new(xp, xp.multiply, g, y > 0, out)]       # y > 0 is x > 0
         if p.act_type == 'sigmoid':
-            return [g * y * (1 - y)]
+            return [_into_or_new(xp, xp.multiply, _into_or_new(xp, xp.multiply, g, y, out), 1 - y, out)]
         if p.act_type == 'tanh':
-            return [g * (1 - y * y)]
-        if p.act_type == 'softrelu':
-            return [g * (1 - xp.exp(-y))]  # d/dx log(1+e^x) = sigmoid(x) = 1 - e^{-y}
-        return [g / (1 + xp.abs(x)) ** 2]  # softsign
+            return [_into_or_new(xp, xp.multiply, g, 1 - y * y, out)]
+        if p.act_type == 'softrelu':      # d/dx log(1+e^x) = sigmoid(x) = 1 - e^{-y}
+            return [_into_or_new(xp, xp.multiply, g, 1 - xp.exp(-y), out)]
+        return [_into_or_new(xp, xp.divide, g, (1 + xp.abs(x)) ** 2, out)]     # softsign
+
+
+def _into_or_new(xp, ufunc, a, b, out):
+    """``ufunc(a, b)`` into ``out`` when the plan gave one (it may be ``a`` itself), else new."""
+    return ufunc(a, b) if out is None else ufunc(a, b, out=out)
 
 
 # =====================================================================
@@ -365,6 +395,9 @@ class Convolution(Operator):
         step = max(1, min(batch, int(budget // max(per_sample, 1))))
         return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
 
+    def backward_reads(self, p):
+        return [0, 1], []                  # data and weight; never the output
+
     def forward(self, p, env, inputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
         geometry = self._geometry(p)
@@ -372,14 +405,16 @@ class Convolution(Operator):
         self._check_weight(p, data, weight)
         bias = None if p.no_bias else inputs[2]
         chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
-        if len(chunks) == 1:
-            return [self._forward_batch(p, env, data, weight, bias, geometry, out_size)]
-        out = xp.empty((data.shape[0], p.num_filter) + out_size, dtype=data.dtype)
+        out = env.target(0)
+        if out is None:
+            out = xp.empty((data.shape[0], p.num_filter) + out_size, dtype=data.dtype)
         for rows in chunks:
-            out[rows] = self._forward_batch(p, env, data[rows], weight, bias, geometry, out_size)
+            # each piece is computed as (filter, sample, position) and stored transposed
+            out[rows] = self._forward_batch(p, env, data[rows], weight, bias, geometry, out_size).swapaxes(0, 1)
         return [out]
 
     def _forward_batch(self, p, env, data, weight, bias, geometry, out_size):
+        """The output of ``data``'s samples as (num_filter, batch, *out_size)."""
         xp = env.xp
         cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
         w = weight.reshape(p.num_filter, -1)
@@ -389,7 +424,7 @@ class Convolution(Operator):
         out = out.reshape((p.num_filter, data.shape[0]) + out_size)     # (F, N, *out)
         if bias is not None:
             out += bias.reshape((-1, 1) + (1,) * len(out_size))
-        return xp.ascontiguousarray(out.swapaxes(0, 1))
+        return out
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
@@ -397,9 +432,11 @@ class Convolution(Operator):
         out_size = self._out_size(p, data.shape, geometry)
         bias = [] if p.no_bias else [out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim)))]
         chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
-        if len(chunks) == 1:
-            return self._backward_batch(p, env, out_grads[0], data, weight, geometry, out_size) + bias
-        d_data = xp.empty_like(data) if env.wants_grad(0) else None
+        d_data = None
+        if env.wants_grad(0):
+            d_data = env.grad_target(0)
+            if d_data is None:
+                d_data = xp.empty_like(data)
         d_weight = None
         for rows in chunks:
             d_rows, d_w = self._backward_batch(p, env, out_grads[0][rows], data[rows], weight, geometry, out_size)
@@ -444,8 +481,8 @@ class Convolution(Operator):
         for k, sl in enumerate(slices):
             # one offset's slice has no repeated positions, so += is exact here
             d_padded[sl] += d_cols[:, k]
-        d_data = _crop_spatial(d_padded, geometry[3], data.shape[2:]).swapaxes(0, 1)
-        return [xp.ascontiguousarray(d_data), d_weight]
+        # (C, N, ...) -> (N, C, ...): the caller stores it in the data gradient's memory
+        return [_crop_spatial(d_padded, geometry[3], data.shape[2:]).swapaxes(0, 1), d_weight]
 
 
 # =====================================================================
@@ -570,14 +607,24 @@ class Pooling(Operator):
             divisor = divisor * size.reshape(shape)
         return xp.asarray(divisor.astype(dtype))
 
+    def backward_reads(self, p):
+        # max and lp compare with / divide by the output; avg and sum need only data's shape
+        return ([0], [0]) if p.pool_type in ('max', 'lp') else ([], [])
+
     def forward(self, p, env, inputs, aux):
         xp, data = env.xp, inputs[0]
         padded, slices, geometry = self._windows(p, xp, data)
         if p.pool_type == 'max':
-            out = padded[slices[0]]
-            for sl in slices[1:]:
-                out = xp.maximum(out, padded[sl])
-            return [xp.ascontiguousarray(out)]
+            out = env.target(0)
+            if out is None:
+                out = xp.empty(padded[slices[0]].shape, dtype=data.dtype)
+            if len(slices) == 1:
+                out[...] = padded[slices[0]]
+            else:
+                xp.maximum(padded[slices[0]], padded[slices[1]], out=out)
+            for sl in slices[2:]:
+                xp.maximum(out, padded[sl], out=out)
+            return [out]
         if p.pool_type == 'lp':
             total = sum(padded[sl] ** p.p_value for sl in slices)
             return [_lp_root(xp, total, p.p_value)]
@@ -619,7 +666,12 @@ class Pooling(Operator):
                 share = grad / self._divisor(p, xp, data.shape, geometry, data.dtype)
             for sl in slices:
                 d_padded[sl] += share
-        return [xp.ascontiguousarray(_crop_spatial(d_padded, geometry[2], data.shape[2:]))]
+        d_data = _crop_spatial(d_padded, geometry[2], data.shape[2:])
+        target = env.grad_target(0)
+        if target is None:
+            return [xp.ascontiguousarray(d_data)]
+        target[...] = d_data
+        return [target]
 
 
 def _lp_root(xp, total, p_value):
@@ -724,6 +776,9 @@ class BatchNorm(Operator):
     def inplace(self, p):
         return [(0, 0)]
 
+    def backward_reads(self, p):
+        return [0, 1], [1, 2]            # data and gamma; the mean and 1/std forward used
+
     def forward(self, p, env, inputs, aux):
         xp, data, gamma, beta = env.xp, inputs[0], inputs[1], inputs[2]
         axis = self._axis(p, data.ndim)
@@ -746,8 +801,9 @@ class BatchNorm(Operator):
         inv_std = (1 / xp.sqrt(var + p.eps)).astype(mean.dtype)
         scale = inv_std if p.fix_gamma else inv_std * gamma
         centre, scale = mean.reshape(bshape).astype(data.dtype), scale.reshape(bshape).astype(data.dtype)
-        if 0 in env.overwrite:           # the same arithmetic, into data's own buffer
-            out = xp.subtract(data, centre, out=data)
+        out = env.target(0)
+        if out is not None:              # the same arithmetic, into the planned array
+            xp.subtract(data, centre, out=out)
             xp.multiply(out, scale, out=out)
         else:
             out = (data - centre) * scale
@@ -968,6 +1024,9 @@ class Dropout(Operator):
         mask = xp.broadcast_to(xp.asarray(keep).astype(x.dtype) * scale, x.shape)
         mask = xp.ascontiguousarray(mask)
         return [x * mask, mask]
+
+    def backward_reads(self, p):
+        return [], [1]                     # the mask
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [out_grads[0] * outputs[1]]

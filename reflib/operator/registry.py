@@ -23,7 +23,7 @@ import numpy as np
 
 from ..base import ParamError, ShapeError, TypeInferError
 
-__all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
+__all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv', 'same_memory',
            'Params', 'shape_is_known', 'merge_shape', 'merge_dtype', 'format_shape', 'prod']
 
 _REGISTRY = {}
@@ -122,22 +122,37 @@ _WORKSPACES = {}
 class OpEnv:
     """Where one operator call runs: the array module, the context, train or test mode.
 
-    ``overwrite`` lists the inputs whose buffer ``forward`` may write its output into
-(only what ``Operator.inplace`` offered, and only when the executor allows it).
-``wants`` (one bool per input, or None for all) tells ``backward`` which input
+    ``wants`` (one bool per input, or None for all) tells ``backward`` which input
     gradients anybody will read: the executor's plan sets it, so that, say, the first
     FullyConnected layer does not compute the gradient of the data, which no one asked
     for.  An operator may return None for an input it is not asked about.
-    """
-    __slots__ = ('xp', 'ctx', 'is_train', 'wants', 'overwrite')
 
-    def __init__(self, ctx, is_train=False, wants=None, overwrite=()):
+    ``out`` and ``grad_out`` are the executor's planned memory (see executor/memory.py):
+    ``out[j]`` is the array output ``j`` of forward lives in, ``grad_out[k]`` the array
+    input ``k``'s gradient goes to, each None where the operator must allocate for
+    itself.  An operator that can, computes straight into them and returns those very
+    arrays; one that does not returns new arrays and the executor copies them in.  Such
+    an array may share memory with an input only where the operator offered that
+    (``Operator.inplace`` and ``Operator.backward_inplace``), so an operator that offers
+    it must compute correctly when ``out[j]`` *is* that input.
+    """
+    __slots__ = ('xp', 'ctx', 'is_train', 'wants', 'out', 'grad_out')
+
+    def __init__(self, ctx, is_train=False, wants=None):
         self.ctx = ctx
         self.xp = ctx.xp
         self.is_train = is_train
         self.wants = wants
-        # inputs whose buffer forward may compute its output into (see Operator.inplace)
-        self.overwrite = overwrite
+        self.out = None
+        self.grad_out = None
+
+    def target(self, j):
+        """The planned array for output ``j`` of forward, or None."""
+        return None if self.out is None else self.out[j]
+
+    def grad_target(self, k):
+        """The planned array for the gradient of input ``k``, or None."""
+        return None if self.grad_out is None else self.grad_out[k]
 
     def wants_grad(self, k):
         """Whether the gradient of input ``k`` is needed."""
@@ -163,6 +178,22 @@ class OpEnv:
     def rng(self):
         from .. import random
         return random.generator(self.ctx)
+
+
+def same_memory(a, b):
+    """Whether two arrays are the very same elements (same start, shape, strides and dtype)."""
+    if a is b:
+        return True
+    if a.shape != b.shape or a.dtype != b.dtype or a.strides != b.strides:
+        return False
+    return _address(a) == _address(b)
+
+
+def _address(a):
+    try:
+        return a.__array_interface__['data'][0]         # numpy
+    except AttributeError:
+        return a.data.ptr                                # cupy
 
 
 def shape_is_known(shape):
@@ -257,11 +288,34 @@ class Operator:
         return ['output']
 
     def inplace(self, p):
-        """``(input, output)`` pairs: output ``o`` can be computed into input ``i``'s buffer.
+        """``(input, output)`` pairs: output ``o`` may be computed into input ``i``'s memory.
 
-        An inference executor uses a pair when nothing reads input ``i`` after this
-        operator (MXNet's ``FInplaceOption``); forward then finds ``i`` in ``env.overwrite``.
+        The memory plan uses a pair when nothing reads input ``i`` after this operator,
+        backward included (MXNet's ``FInplaceOption``); forward then gets an ``env.out[o]``
+        that is input ``i``'s memory.
         """
+        return []
+
+    def inplace_identity(self, p):
+        """True when each ``inplace`` output holds its input's very values (a reshape).
+
+        Then the output may share the input's memory even while the input is still read
+        elsewhere: both are the same numbers (MXNet's ``FInplaceIdentity``).
+        """
+        return False
+
+    def backward_reads(self, p):
+        """Which forward values backward reads: ``(input positions, output positions)``.
+
+        The memory plan keeps exactly these alive until this operator's backward has run;
+        the others may be overwritten sooner, and backward gets a read-only array of zeros
+        of the right shape in their place.  The default, None, is every input and output.
+        """
+        return None
+
+    def backward_inplace(self, p):
+        """``(output, input)`` pairs: input ``i``'s gradient may be computed into the memory
+        of output ``o``'s gradient (an activation's ``dx = dy * f'(y)``)."""
         return []
 
     def visible_outputs(self, p):

@@ -25,7 +25,7 @@ Every computation goes through ``env.xp`` so the same code runs on numpy
 ``x.dtype.type(value)``, so float32 data stays float32.
 """
 
-from .registry import Operator, Param, register, merge_shape, shape_is_known
+from .registry import Operator, Param, register, merge_shape, shape_is_known, same_memory
 from .registry import prod as _prod
 from ..base import ParamError, ShapeError
 
@@ -52,6 +52,19 @@ def _normalize_axis(op, what, axis, ndim, extra=0):
 def _copy(xp, x):
     """A fresh, contiguous array holding ``x`` (outputs never alias inputs)."""
     return xp.array(x, copy=True, order='C')
+
+
+def _reshaped(env, x, shape, target):
+    """``x`` with a new shape, in the planned array ``target`` if there is one, else in
+    fresh memory (outputs never alias inputs).  The plan usually makes ``target`` ``x``'s
+    own memory (``inplace_identity``): then nothing moves.
+    """
+    if target is None:
+        return _copy(env.xp, x.reshape(shape))
+    view = x.reshape(shape)
+    if not same_memory(view, target):
+        target[...] = view
+    return target
 
 
 def _sum_to(g, shape):
@@ -210,8 +223,28 @@ def reshape_target(src_shape, codes, reverse=False):
     return out
 
 
+class _SameValues(Operator):
+    """An operator whose output is its input with another shape: it may share the input's
+    memory, and its backward is the output gradient with the input's shape."""
+
+    def inplace(self, p):
+        return [(0, 0)]
+
+    def inplace_identity(self, p):
+        return True
+
+    def backward_inplace(self, p):
+        return [(0, 0)]
+
+    def backward_reads(self, p):
+        return [], []                      # only the input's shape, which the stand-in has
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [_reshaped(env, out_grads[0], inputs[0].shape, env.grad_target(0))]
+
+
 @register
-class Reshape(Operator):
+class Reshape(_SameValues):
     """Same data, new shape; ``shape`` may use the special codes of :func:`reshape_target`.
 
     ``target_shape``/``keep_highest`` are MXNet's deprecated spelling (a 0 in
@@ -299,14 +332,11 @@ class Reshape(Operator):
             target = self._forward_shape(p, x.shape)
         else:
             raise ParamError("Reshape: parameter 'shape' is empty, so the target shape is unknown")
-        return [_copy(env.xp, x.reshape(target))]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [out_grads[0].reshape(inputs[0].shape)]
+        return [_reshaped(env, x, target, env.target(0))]
 
 
 @register
-class Flatten(Operator):
+class Flatten(_SameValues):
     """(N, d1, d2, ...) -> (N, d1*d2*...); a 1-d input (N,) becomes (N, 1)."""
     name = 'Flatten'
     aliases = ('flatten',)
@@ -324,10 +354,7 @@ class Flatten(Operator):
         x = inputs[0]
         if x.ndim == 0:
             raise ShapeError("Flatten: input 'data' needs at least 1 dim, got shape ()")
-        return [_copy(env.xp, x.reshape(x.shape[0], _prod(x.shape[1:])))]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [out_grads[0].reshape(inputs[0].shape)]
+        return [_reshaped(env, x, (x.shape[0], _prod(x.shape[1:])), env.target(0))]
 
 
 @register

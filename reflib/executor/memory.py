@@ -1,0 +1,271 @@
+"""The memory plan: which buffer each value of forward and backward lives in.
+
+Binding knows every shape, so it can decide all memory once, as MXNet's graph
+executor does (its ``PlanMemory`` pass).  The values are the *entries*:
+
+* ``('out', s)``: slot ``s``, an output of a forward step;
+* ``('grad', s)``: the gradient of slot ``s``, summed during backward.
+
+Time runs over forward (step k at time k) and then, for an executor that
+computes gradients, over backward (step k's backward at time 2n-1-k).  An entry
+lives from the step that first writes it to the last step that reads it:
+
+* a forward output until its last reader in forward and, if the producer's or a
+  reader's backward needs it (``Operator.backward_reads``), until that backward;
+* a gradient from its first contribution to the backward of the step that made
+  the value (which consumes it).
+
+Walking the timeline, each new entry takes a free block of memory (the smallest
+that is big enough, or the largest smaller one, grown, within a factor of 16 in
+size, as MXNet does), or *shares* the block of an input entry: in place, when
+the operator allows it and the input dies at this very step (an activation over
+a convolution's output), or as an identity (a reshape's output *is* its input's
+memory).  Entries whose lifetimes do not overlap may share a block; entries
+alive at the same time never do, unless one is an identity of the other.
+
+Arguments, their gradients and auxiliary states are the caller's arrays; graph
+outputs live in the executor's output arrays.  Neither is planned here.
+``REFLIB_SHARE_MEMORY=0`` gives every entry its own block, and
+``MXNET_EXEC_ENABLE_INPLACE=0`` turns in-place off: the results do not change.
+"""
+
+import os
+
+import numpy as np
+
+from ..operator.registry import prod
+
+__all__ = ['Entry', 'Block', 'MemoryPlan', 'plan_memory']
+
+# MXNet's NNVM_EXEC_MATCH_RANGE: a free block is reused only within this factor of the size
+MATCH_RANGE = 16
+
+
+class Entry:
+    """One value of forward or backward that the plan gives memory to."""
+    __slots__ = ('key', 'name', 'shape', 'dtype', 'nbytes', 'ctx', 'start', 'end', 'block', 'shares')
+
+    def __init__(self, key, name, shape, dtype, ctx, start):
+        self.key, self.name, self.shape, self.dtype, self.ctx = key, name, shape, np.dtype(dtype), ctx
+        self.nbytes = prod(shape) * self.dtype.itemsize
+        self.start = self.end = start
+        self.block = None
+        self.shares = None       # 'inplace' or 'identity': how it came to share its input's block
+
+    def __repr__(self):
+        return '<Entry %s %s [%d, %d]>' % (self.name, self.shape, self.start, self.end)
+
+
+class Block:
+    """One piece of memory, allocated once at bind, used by entries one after another."""
+    __slots__ = ('index', 'ctx', 'nbytes', 'entries', 'live')
+
+    def __init__(self, index, ctx, nbytes):
+        self.index, self.ctx, self.nbytes = index, ctx, nbytes
+        self.entries = []    # every entry that ever lives in it, in the order they came
+        self.live = set()    # keys of the entries alive now (during planning)
+
+
+class MemoryPlan:
+    """The result: entries, blocks, and the in-place decisions."""
+
+    def __init__(self, entries, blocks, inplace, training, forward_steps):
+        self.entries = entries      # key -> Entry
+        self.blocks = blocks
+        self.inplace = inplace      # (time, step index, 'forward'|'backward', input key, output key)
+        self.training = training
+        # a second backward after one forward reads the forward values again: it may, unless
+        # a gradient took over the memory of a value that backward reads
+        self.backward_repeatable = not any(
+            any(e.key[0] == 'out' and e.end >= forward_steps for e in b.entries)
+            and any(e.key[0] == 'grad' for e in b.entries) for b in blocks)
+
+    @property
+    def total_bytes(self):
+        return sum(b.nbytes for b in self.blocks)
+
+    @property
+    def unshared_bytes(self):
+        """What the entries would take with a block each."""
+        return sum(e.nbytes for e in self.entries.values())
+
+    def overlapping_pairs(self):
+        """Pairs of entries alive at once in one block, other than identities and in-place
+        hand-overs: none, if the plan is right (the tests check it)."""
+        bad = []
+        for block in self.blocks:
+            for i, a in enumerate(block.entries):
+                for b in block.entries[i + 1:]:
+                    if _related(a, b):
+                        continue
+                    if a.start <= b.end and b.start <= a.end:
+                        bad.append((a, b))
+        return bad
+
+
+def _related(a, b):
+    """b took over a's block in place at the step where a dies, or one is an identity view."""
+    if b.shares == 'identity' or a.shares == 'identity':
+        return True
+    return b.shares == 'inplace' and b.start == a.end
+
+
+def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
+    """Plan the memory of ``plan``'s entries.
+
+    slot_shape, slot_dtype: per slot.  training: plan backward too.  var_grads: for each
+    variable slot whose gradient backward sums in a planned entry (``grad_req='add'``, or a
+    gradient array elsewhere), True; variables absent from it get their gradient written
+    straight into the caller's array.
+    """
+    share = os.environ.get('REFLIB_SHARE_MEMORY', '1').strip().lower() not in ('0', 'false')
+    allow_inplace = share and os.environ.get('MXNET_EXEC_ENABLE_INPLACE', '1').strip().lower() not in ('0', 'false')
+    steps = plan.steps
+    n = len(steps)
+    end_of_backward = 2 * n
+    variables = set(plan.var_slot.values())
+    heads = set(plan.head_slots)
+    producer = {}
+    entries = {}
+
+    def bwd_time(k):
+        return 2 * n - 1 - k
+
+    # --- forward outputs, and when forward reads them
+    for k, step in enumerate(steps):
+        for s in step.out_slots:
+            producer[s] = k
+            if s not in heads and slot_shape.get(s):
+                entries[('out', s)] = Entry(('out', s), plan.slot_name[s], slot_shape[s],
+                                            slot_dtype[s], plan.slot_ctx[s], k)
+        for s in step.in_slots:
+            e = entries.get(('out', s))
+            if e is not None:
+                e.end = max(e.end, k)
+
+    if training:
+        runs_backward = [step.needs_grad for step in steps]
+        # --- what each backward reads of forward
+        for k, step in enumerate(steps):
+            if not runs_backward[k]:
+                continue
+            for s in [step.in_slots[i] for i in step.bwd_ins] + [step.out_slots[j] for j in step.bwd_outs]:
+                e = entries.get(('out', s))
+                if e is not None:
+                    e.end = max(e.end, bwd_time(k))
+        # --- gradients: from the first contribution to the producer's backward
+        def grad_entry(s, t):
+            key = ('grad', s)
+            e = entries.get(key)
+            if e is None:
+                e = entries[key] = Entry(key, 'grad of ' + plan.slot_name[s], slot_shape[s], slot_dtype[s],
+                                         plan.slot_ctx[s], t)
+                e.end = end_of_backward if s in variables else bwd_time(producer[s])
+            e.start = min(e.start, t)
+            return e
+
+        def wants_entry(s):
+            if s in variables:
+                return s in var_grads
+            k = producer[s]
+            step = steps[k]
+            return (not step.op.is_loss and step.out_slots.index(s) < step.nvis
+                    and slot_shape.get(s))
+
+        for s in plan.head_slots:
+            if plan.carries[s] and wants_entry(s):
+                grad_entry(s, n)
+        for k in reversed(range(n)):
+            step = steps[k]
+            if not runs_backward[k]:
+                continue
+            if not step.op.is_loss:     # a visible output that gets no gradient is given zeros
+                for s in step.out_slots[:step.nvis]:
+                    if slot_shape.get(s):
+                        grad_entry(s, bwd_time(k))
+            for _, s, _ in step.grad_to:
+                if wants_entry(s):
+                    grad_entry(s, bwd_time(k))
+
+    # --- the walk: give every entry a block
+    starting = {}
+    for e in entries.values():
+        starting.setdefault(e.start, []).append(e)
+    ending = {}
+    for e in entries.values():
+        ending.setdefault(e.end, []).append(e)
+    blocks, free, inplace = [], [], []
+
+    def take_block(e):
+        if share:
+            same_ctx = [b for b in free if b.ctx == e.ctx]
+            bigger = [b for b in same_ctx if e.nbytes <= b.nbytes <= e.nbytes * MATCH_RANGE]
+            smaller = [b for b in same_ctx if e.nbytes // MATCH_RANGE <= b.nbytes < e.nbytes]
+            if bigger:
+                block = min(bigger, key=lambda b: (b.nbytes, b.index))
+            elif smaller:
+                block = max(smaller, key=lambda b: (b.nbytes, -b.index))
+                block.nbytes = e.nbytes        # grown: allocated at its largest size
+            else:
+                block = None
+            if block is not None:
+                free.remove(block)
+                return block
+        block = Block(len(blocks), e.ctx, e.nbytes)
+        blocks.append(block)
+        return block
+
+    def join(e, source, how):
+        block = source.block
+        e.block, e.shares = block, how
+        block.entries.append(e)
+        block.live.add(e.key)
+
+    def try_share(e, t, k, pairs, identity, kind):
+        """Put ``e`` into the block of one of ``pairs``' sources, if the rules allow."""
+        step = steps[k]
+        for src_pos, dst_pos, src_key in pairs:
+            src = entries.get(src_key)
+            if src is None or src.block is None or src.ctx != e.ctx or src.nbytes != e.nbytes:
+                continue
+            if kind == 'forward' and (src_pos in step.moves or step.in_slots.count(step.in_slots[src_pos]) != 1):
+                continue
+            if identity:
+                join(e, src, 'identity')
+            elif src.end == t and src.block.live == {src.key}:
+                join(e, src, 'inplace')
+            else:
+                continue
+            inplace.append((t, k, kind, src.key, e.key))
+            return True
+        return False
+
+    for t in range(end_of_backward + 1):
+        for e in starting.get(t, ()):
+            shared = False
+            if allow_inplace and e.key[0] == 'out' and t < n:
+                step = steps[t]
+                j = step.out_slots.index(e.key[1])
+                pairs = [(i, o, ('out', step.in_slots[i])) for i, o in step.op.inplace(step.params) if o == j]
+                shared = try_share(e, t, t, pairs, step.op.inplace_identity(step.params), 'forward')
+            elif (allow_inplace and e.key[0] == 'grad' and n <= t < end_of_backward
+                  and e.key[1] not in variables and e.key[1] not in heads):
+                # (a head's gradient is copied in before any backward step runs)
+                k = 2 * n - 1 - t
+                step = steps[k]
+                if e.key[1] in step.in_slots:
+                    i = step.in_slots.index(e.key[1])
+                    pairs = [(o, i2, ('grad', step.out_slots[o])) for o, i2 in step.op.backward_inplace(step.params)
+                             if i2 == i and step.in_slots.count(e.key[1]) == 1 and i not in step.moves]
+                    shared = try_share(e, t, k, pairs, step.op.inplace_identity(step.params), 'backward')
+            if not shared:
+                block = take_block(e)
+                e.block = block
+                block.entries.append(e)
+                block.live.add(e.key)
+        for e in ending.get(t, ()):
+            block = e.block
+            block.live.discard(e.key)
+            if not block.live:
+                free.append(block)
+    return MemoryPlan(entries, blocks, inplace, training, n)
