@@ -636,7 +636,14 @@ class Pooling(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, grad = env.xp, inputs[0], out_grads[0]
         padded, slices, geometry = self._windows(p, xp, data)
-        d_padded = xp.zeros(padded.shape, dtype=data.dtype)
+        kernel, stride, _, out_size = geometry
+        # windows that do not overlap (LeNet's 2x2, stride 2) send each position at most one
+        # gradient: it can be stored instead of added, and if they also tile the padded input
+        # exactly, every position is written and nothing needs zeroing first
+        disjoint = p.pool_type == 'max' and all(s >= k for k, s in zip(kernel, stride))
+        tiled = disjoint and all(o * s == n and s == k for o, s, k, n in
+                                 zip(out_size, stride, kernel, padded.shape[2:]))
+        d_padded = xp.empty(padded.shape, dtype=data.dtype) if tiled else xp.zeros(padded.shape, dtype=data.dtype)
         if p.pool_type == 'max':
             # Each window's gradient goes to its first maximal element (MXNet's rule for
             # ties).  Walk the offsets in order and give it to the first element equal to
@@ -648,13 +655,17 @@ class Pooling(Operator):
             # is False: there the first NaN wins, as an argmax would pick it.
             nan_windows = out.dtype.kind == 'f' and bool(xp.isnan(out).any())
             free = xp.ones(out.shape, dtype=bool)
+            hit = xp.empty(out.shape, dtype=bool)
             for sl in slices:
-                hit = padded[sl] == out
+                xp.equal(padded[sl], out, out=hit)
                 if nan_windows:
                     hit |= xp.isnan(padded[sl])
                 hit &= free
-                free &= ~hit
-                d_padded[sl] += grad * hit
+                free ^= hit                  # hit lies within free: this is free & ~hit
+                if disjoint:
+                    xp.multiply(grad, hit, out=d_padded[sl])
+                else:
+                    d_padded[sl] += grad * hit
         elif p.pool_type == 'lp':
             # d/dx (sum x^p)^(1/p) = (x / out)^(p-1)
             out = outputs[0]
