@@ -452,9 +452,10 @@ class Convolution(Operator):
         batch, channels = data.shape[:2]
         cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size, env)
         grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
-        # the same gradient with the batch axis last, (F, P*N), for the scatter below
-        spatial = tuple(range(2, data.ndim))
-        grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
+        if env.wants_grad(0):
+            # the same gradient with the batch axis last, (F, P*N), for the scatter below
+            spatial = tuple(range(2, data.ndim))
+            grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
         w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
         d_weight, d_cols = [], []
         for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
