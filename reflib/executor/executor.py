@@ -26,6 +26,7 @@ from ..symbol.infer import infer_graph_shapes, infer_graph_types
 from ..operator.registry import shape_is_known, same_memory
 from .plan import build_plan
 from .memory import plan_memory
+from ..threads import governor
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -284,6 +285,7 @@ class Executor:
                 raise ShapeError('forward: argument %r is bound with shape %s, got an array of shape %s '
                                  '(use reshape() for a new shape)' % (name, target.shape, tuple(shape)))
             target[:] = value
+        governor.check()        # BLAS threads: the cores other processes leave free (threads.py)
         values = list(self._slot_array)
         for slot, arr in self._bound:
             values[slot] = arr._data
