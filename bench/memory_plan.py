@@ -56,6 +56,7 @@ def main(argv=None):
     parser.add_argument('--models', default=','.join(ft.MODELS))
     parser.add_argument('--batch', type=int, default=64)
     parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', ft.DEFAULT_MXNET_PYTHON))
+    parser.add_argument('--json', help='also write every figure to this file')
     parser.add_argument('--worker', choices=('reflib', 'mxnet'), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     models = args.models.split(',')
@@ -77,6 +78,9 @@ def main(argv=None):
         if done.returncode != 0:
             sys.exit('%s failed:\n%s' % (label, done.stderr[-3000:]))
         results[label] = json.loads(done.stdout.strip().splitlines()[-1])
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'batch': args.batch, 'results': results}, f, indent=1)
     print('memory of one bound executor, batch %d, MB (MXNet rounds down to whole MB)' % args.batch)
     header = '%-7s %-9s %11s %11s %13s %15s %16s' % ('model', 'mode', 'MXNet total', 'MXNet noSG', 'reflib total',
                                                     'reflib unshared', 'ratio (at most)')

@@ -23,7 +23,7 @@ from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
 from ..symbol.symbol import topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
-from ..operator.registry import shape_is_known, same_memory
+from ..operator.registry import shape_is_known
 from .plan import build_plan
 from .memory import plan_memory
 from ..threads import governor
@@ -91,13 +91,13 @@ def _view(arr, shape):
     return NDArray(arr._data.reshape(-1)[:size].reshape(shape), arr.context)
 
 
-def _write(target, value, step, what):
-    """Put an operator's result into its planned array (nothing to do if it computed it there)."""
-    if same_memory(target, value):
-        return
-    if tuple(value.shape) != tuple(target.shape):
-        raise ShapeError('%s %r: %s has shape %s, but shape inference planned %s'
-                         % (step.op.name, step.node.name, what, tuple(value.shape), tuple(target.shape)))
+def _write(target, value, step, slot):
+    """Copy an operator's result into its planned array (an operator that uses ``env.out``
+    computes it there and returns that very array: then this is not called)."""
+    if value.shape != target.shape:
+        raise ShapeError('%s %r: output %d has shape %s, but shape inference planned %s'
+                         % (step.op.name, step.node.name, step.out_slots.index(slot),
+                            tuple(value.shape), tuple(target.shape)))
     target[...] = value
 
 
@@ -233,22 +233,22 @@ class Executor:
                         or buf.dtype != dtypes.get(s) or not plan.carries[s]):
                     buf = None
                 bufs.append(buf)
-            step.grad_bufs = bufs
-            for k in range(len(step.in_slots)):
-                if k not in step.bwd_ins:
-                    self._stub_for(step.in_slots[k], shapes, dtypes)
-            for j in range(len(step.out_slots)):
-                if j not in step.bwd_outs:
-                    self._stub_for(step.out_slots[j], shapes, dtypes)
+            step.grad_bufs = bufs if any(b is not None for b in bufs) else None
+            step.stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
+                             for k, s in enumerate(step.in_slots)]
+            step.stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
+                              for j, s in enumerate(step.out_slots)]
         self._backward_done = False
 
     def _stub_for(self, slot, shapes, dtypes):
-        if slot in self._stub or not shape_is_known(shapes.get(slot)):
-            return
-        ctx = self._plan.slot_ctx[slot]
-        xp = ctx.xp
-        with ctx.device_scope():
-            self._stub[slot] = xp.broadcast_to(xp.zeros((), dtype=dtypes[slot]), shapes[slot])
+        """A read-only array of zeros with the slot's shape: what backward gets in place of a
+        forward value it does not read (whose memory may hold something else by then)."""
+        if slot not in self._stub and shape_is_known(shapes.get(slot)):
+            ctx = self._plan.slot_ctx[slot]
+            xp = ctx.xp
+            with ctx.device_scope():
+                self._stub[slot] = xp.broadcast_to(xp.zeros((), dtype=dtypes[slot]), shapes[slot])
+        return self._stub.get(slot)
 
     # ------------------------------------------------------------- views
     @property
@@ -303,12 +303,15 @@ class Executor:
                     outs = step.op.forward(step.params, env, ins, aux)
             else:
                 outs = step.op.forward(step.params, env, ins, aux)
-            targets = env.out
-            for j, (s, out) in enumerate(zip(step.out_slots, outs)):
-                if targets is not None and targets[j] is not None:
-                    _write(targets[j], out, step, 'output %d' % j)
-                else:
+            if env.out is None:
+                for s, out in zip(step.out_slots, outs):
                     values[s] = out
+            else:                # planned memory: values[s] already is the target array
+                for s, out, target in zip(step.out_slots, outs, env.out):
+                    if target is None:
+                        values[s] = out
+                    elif out is not target:
+                        _write(target, out, step, s)
             if monitor is not None:
                 for i in range(step.nvis):
                     monitor(step.node.output_name(i), NDArray(values[step.out_slots[i]], step.ctx))
@@ -361,7 +364,7 @@ class Executor:
             target = grad_array.get(slot)
             if target is None:      # nothing reads it (a loss head's output: its backward ignores it)
                 return
-            if not same_memory(target, g):
+            if g is not target:     # the operator did not compute it there (env.grad_out)
                 target[...] = g
             grads[slot] = target
 
@@ -369,7 +372,6 @@ class Executor:
             if g is not None:
                 accumulate(slot, g)
         values = self._values
-        stub = self._stub
         for step in reversed(plan.steps):
             if not step.needs_grad:
                 continue
@@ -382,16 +384,17 @@ class Executor:
                     if ogs[k] is None:       # an output nobody used: its gradient is zero
                         ogs[k] = grad_array[s]
                         ogs[k][...] = 0
-            ins = [values[s] if k in step.bwd_ins else stub[s] for k, s in enumerate(step.in_slots)]
+            ins = [values[s] if st is None else st for s, st in zip(step.in_slots, step.stub_ins)]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
-            outs = [values[s] if j in step.bwd_outs else stub[s] for j, s in enumerate(step.out_slots)]
+            outs = [values[s] if st is None else st for s, st in zip(step.out_slots, step.stub_outs)]
             aux = [values[s] for s in step.aux_slots]
             env = step.env_train
             # an input's planned gradient array is handed to the operator when this is the first
             # gradient for it; later ones are added in
-            env.grad_out = [None if buf is None or s in grads else buf
-                            for buf, s in zip(step.grad_bufs, step.in_slots)]
+            if step.grad_bufs is not None:
+                env.grad_out = [None if buf is None or s in grads else buf
+                                for buf, s in zip(step.grad_bufs, step.in_slots)]
             if step.on_gpu:
                 with step.ctx.device_scope():
                     in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)

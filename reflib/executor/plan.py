@@ -24,7 +24,7 @@ class Step:
     """One operator call."""
     __slots__ = ('node', 'op', 'params', 'ctx', 'in_slots', 'aux_slots', 'out_slots',
                  'moves', 'needs_grad', 'env_train', 'env_test', 'nvis', 'on_gpu', 'grad_to',
-                 'bwd_ins', 'bwd_outs', 'grad_bufs')
+                 'bwd_ins', 'bwd_outs', 'grad_bufs', 'stub_ins', 'stub_outs')
 
     def __init__(self, node, ctx, in_slots, aux_slots, out_slots):
         self.node, self.op, self.params, self.ctx = node, node.op, node.params, ctx
@@ -37,7 +37,8 @@ class Step:
         self.on_gpu = ctx.device_type == 'gpu'   # needs a device scope around its calls
         self.grad_to = []        # (input position, slot, context to move to or None): gradients to keep
         self.bwd_ins = self.bwd_outs = ()   # positions of the inputs / outputs backward reads
-        self.grad_bufs = []      # per input: the array its gradient goes to (set by the executor)
+        self.grad_bufs = None    # per input: the array its gradient goes to (set by the executor)
+        self.stub_ins = self.stub_outs = ()   # per input / output: None, or what backward gets instead
 
 
 class Plan:

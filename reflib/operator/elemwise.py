@@ -45,31 +45,41 @@ class ElemwiseAdd(_Binary):
 class ElemwiseSub(_Binary):
     name, aliases, hint = 'elemwise_sub', ('_minus', '_Minus', '_sub'), '_minus'
 
+    def backward_reads(self, p):
+        return [], []
+
     def forward(self, p, env, inputs, aux):
-        return [inputs[0] - inputs[1]]
+        return [env.xp.subtract(inputs[0], inputs[1], out=env.target(0))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [out_grads[0], -out_grads[0]]
+        return [out_grads[0], env.xp.negative(out_grads[0], out=env.grad_target(1))]
 
 
 @register
 class ElemwiseMul(_Binary):
     name, aliases, hint = 'elemwise_mul', ('_mul', '_Mul'), '_mul'
 
+    def backward_reads(self, p):
+        return [0, 1], []
+
     def forward(self, p, env, inputs, aux):
-        return [inputs[0] * inputs[1]]
+        return [env.xp.multiply(inputs[0], inputs[1], out=env.target(0))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        g = out_grads[0]
-        return [g * inputs[1], g * inputs[0]]
+        g, xp = out_grads[0], env.xp
+        return [xp.multiply(g, inputs[1], out=env.grad_target(0)),
+                xp.multiply(g, inputs[0], out=env.grad_target(1))]
 
 
 @register
 class ElemwiseDiv(_Binary):
     name, aliases, hint = 'elemwise_div', ('_div', '_Div'), '_div'
 
+    def backward_reads(self, p):
+        return [0, 1], []
+
     def forward(self, p, env, inputs, aux):
-        return [inputs[0] / inputs[1]]
+        return [env.xp.divide(inputs[0], inputs[1], out=env.target(0))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         g, (a, b) = out_grads[0], inputs
