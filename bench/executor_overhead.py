@@ -54,6 +54,7 @@ def main(argv=None):
     parser.add_argument('--steps', type=int, default=2000)
     parser.add_argument('--repeat', type=int, default=5)
     parser.add_argument('--mxnet-python', default=os.environ.get('MXNET_PYTHON', ft.DEFAULT_MXNET_PYTHON))
+    parser.add_argument('--json', help='also write the results to this file')
     parser.add_argument('--worker', choices=('reflib', 'mxnet'), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -78,6 +79,9 @@ def main(argv=None):
               % (lib, result['us_per_step'], args.repeat, args.steps, *result['range']))
     if len(results) == 2:
         print('  reflib / MXNet time: %.2f' % (results['reflib']['us_per_step'] / results['mxnet']['us_per_step']))
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump(dict(results, load_average=os.getloadavg()[0]), f, indent=1)
     return 0
 
 

@@ -12,12 +12,12 @@ import textwrap
 __all__ = ['excerpt', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
 
 
-def excerpt(obj, first, last):
+def excerpt(obj, first, last, after=0):
     """Print reflib's own source of ``obj``, from the line containing ``first`` to the next
-    line containing ``last``."""
+    line containing ``last``, and ``after`` lines more."""
     lines = inspect.getsource(obj).splitlines()
     start = next(i for i, line in enumerate(lines) if first in line)
-    stop = next(i for i in range(start, len(lines)) if last in lines[i])
+    stop = next(i for i in range(start, len(lines)) if last in lines[i]) + after
     print(textwrap.dedent('\n'.join(lines[start:stop + 1])))
 
 

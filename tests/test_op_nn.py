@@ -865,3 +865,20 @@ def test_convolution_results_never_live_in_its_scratch_memory():
     op.backward(p, env, head, second_in, op.forward(p, env, second_in, []), [])
     for a, b in zip(first + first_grads, kept):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize('params', [{'kernel': (2, 2), 'stride': (2, 2), 'pool_type': 'max'},
+                                    {'kernel': (3, 3), 'stride': (2, 2), 'pad': (1, 1), 'pool_type': 'max'},
+                                    {'kernel': (2, 2), 'stride': (2, 2), 'pool_type': 'avg'}])
+def test_pooling_results_never_live_in_its_scratch_memory(params):
+    op = get('Pooling')
+    p = op.parse_params(params)
+    env = OpEnv(cpu(), True)
+    x = np.random.RandomState(0).randn(2, 3, 6, 6).astype(np.float32)
+    first = op.forward(p, env, [x], [])
+    first_grads = op.backward(p, env, [np.ones_like(first[0])], [x], first, [])
+    kept = [a.copy() for a in first + first_grads]
+    y = x * 3 + 1                                           # same shapes: the same scratch buffers
+    op.backward(p, env, [np.full_like(first[0], 2.0)], [y], op.forward(p, env, [y], []), [])
+    for a, b in zip(first + first_grads, kept):
+        assert np.array_equal(a, b)
