@@ -322,4 +322,5 @@ def test_debug_str_lists_the_blocks_and_ends_with_the_total():
     assert text.splitlines()[-1].startswith('Total ')
     assert '(in place)' in text
     total = ex.memory_report()['total']
+    assert ex._total_exec_bytes == total
     assert text.splitlines()[-1] == 'Total %.3f MB (%d bytes) allocated' % (total / 2 ** 20, total)

@@ -551,6 +551,11 @@ class Executor:
         report['aux_states'] = sum(a._data.nbytes for a in self.aux_arrays)
         return report
 
+    @property
+    def _total_exec_bytes(self):
+        """What this executor's memory plan allocated, outputs included (``memory_report()['total']``)."""
+        return self._mem.total_bytes + sum(o._data.nbytes for o in self.outputs)
+
     def _slot_shapes(self):
         shapes, dtypes = {}, {}
         slot_of = {}

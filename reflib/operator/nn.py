@@ -419,11 +419,8 @@ class Convolution(Operator):
         cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
         w = weight.reshape(p.num_filter, -1)
         # plain 2-D products, one per group (numpy's stacked matmul is much slower here)
-        if p.num_group == 1:            # into scratch memory: the caller copies it out at once
-            out = xp.matmul(w, cols, out=env.workspace('conv_out', (p.num_filter, cols.shape[1]), cols.dtype))
-        else:
-            out = _stack_rows(xp, [w[f_rows] @ cols[c_rows] for f_rows, c_rows in
-                                   zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0]))])
+        out = _stack_rows(xp, [w[f_rows] @ cols[c_rows] for f_rows, c_rows in
+                               zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0]))])
         out = out.reshape((p.num_filter, data.shape[0]) + out_size)     # (F, N, *out)
         if bias is not None:
             out += bias.reshape((-1, 1) + (1,) * len(out_size))
@@ -454,19 +451,11 @@ class Convolution(Operator):
         xp = env.xp
         batch, channels = data.shape[:2]
         cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size, env)
-        # the output gradient as (F, N*P), in scratch memory (a fresh array of megabytes costs
-        # its page faults on every call)
-        swapped = out_grad.swapaxes(0, 1)
-        grad = env.workspace('conv_grad', swapped.shape, out_grad.dtype)
-        grad[...] = swapped
-        grad = grad.reshape(p.num_filter, -1)
+        grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
         if env.wants_grad(0):
             # the same gradient with the batch axis last, (F, P*N), for the scatter below
             spatial = tuple(range(2, data.ndim))
-            moved = out_grad.transpose((1,) + spatial + (0,))
-            grad_t = env.workspace('conv_grad_t', moved.shape, out_grad.dtype)
-            grad_t[...] = moved
-            grad_t = grad_t.reshape(p.num_filter, -1)
+            grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
         w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
         d_weight, d_cols = [], []
         for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
@@ -488,9 +477,8 @@ class Convolution(Operator):
         # rows of out_w (8 in LeNet's second layer): about 3x faster.  Only the memory
         # order differs from forward's layout; every element is the same sum, in the same order.
         d_cols = xp.moveaxis(d_cols, -1, 2)                                    # (C, K, N, *out)
-        d_padded = env.workspace('col2im_sum', (channels,) + padded_shape[2:] + (batch,), data.dtype)
-        d_padded.fill(0)
-        d_padded = xp.moveaxis(d_padded, -1, 1)                                 # (C, N, *padded)
+        d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape[2:] + (batch,), dtype=data.dtype),
+                               -1, 1)                                           # (C, N, *padded)
         for k, sl in enumerate(slices):
             # one offset's slice has no repeated positions, so += is exact here
             d_padded[sl] += d_cols[:, k]
@@ -656,9 +644,7 @@ class Pooling(Operator):
         disjoint = p.pool_type == 'max' and all(s >= k for k, s in zip(kernel, stride))
         tiled = disjoint and all(o * s == n and s == k for o, s, k, n in
                                  zip(out_size, stride, kernel, padded.shape[2:]))
-        d_padded = env.workspace('pool_grad', padded.shape, data.dtype)    # scratch: copied out below
-        if not tiled:
-            d_padded.fill(0)
+        d_padded = xp.empty(padded.shape, dtype=data.dtype) if tiled else xp.zeros(padded.shape, dtype=data.dtype)
         if p.pool_type == 'max':
             # Each window's gradient goes to its first maximal element (MXNet's rule for
             # ties).  Walk the offsets in order and give it to the first element equal to
@@ -694,8 +680,8 @@ class Pooling(Operator):
                 d_padded[sl] += share
         d_data = _crop_spatial(d_padded, geometry[2], data.shape[2:])
         target = env.grad_target(0)
-        if target is None:              # out of the scratch memory, into an array of its own
-            return [xp.array(d_data, copy=True, order='C')]
+        if target is None:
+            return [xp.ascontiguousarray(d_data)]
         target[...] = d_data
         return [target]
 
