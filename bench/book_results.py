@@ -38,6 +38,17 @@ def fit_table(data):
     return {'date': data['meta']['date'], 'command': data['meta']['command'], 'rows': rows}
 
 
+def cpu_model():
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def gather(folder):
     def load(name):
         with open(os.path.join(folder, name)) as f:
@@ -47,7 +58,7 @@ def gather(folder):
     mxnet = next((r for r in fit_idle['results'] if r['lib'] == 'mxnet'), {})
     return {
         'machine': {'platform': fit_idle['meta']['platform'], 'cpus': fit_idle['meta']['cpu_count'],
-                    'processor': platform.processor() or platform.machine(),
+                    'processor': cpu_model(),
                     'python': reflib['python'], 'numpy': reflib['numpy'], 'mxnet': mxnet.get('version')},
         'memory': {'64': load('mem64.json')['results'], '256': load('mem256.json')['results']},
         'overhead_us': {lib: round(v['us_per_step'], 1) for lib, v in load('overhead.json').items()

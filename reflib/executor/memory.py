@@ -198,20 +198,20 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
 
     def take_block(e):
         if share:
-            same_ctx = [b for b in free if b.ctx == e.ctx]
-            bigger = [b for b in same_ctx if e.nbytes <= b.nbytes <= e.nbytes * MATCH_RANGE]
-            smaller = [b for b in same_ctx if e.nbytes // MATCH_RANGE <= b.nbytes < e.nbytes]
-            if bigger:
-                block = min(bigger, key=lambda b: (b.nbytes, b.index))
-            elif smaller:
-                block = max(smaller, key=lambda b: (b.nbytes, -b.index))
-                block.nbytes = e.nbytes        # grown: allocated at its largest size
-            else:
-                block = None
+            size = e.nbytes
+            mine = [b for b in free if b.ctx == e.ctx]
+            big = [b for b in mine if size <= b.nbytes <= size * MATCH_RANGE]
+            small = [b for b in mine if size // MATCH_RANGE <= b.nbytes < size]
+            block = None
+            if big:        # the smallest block that is big enough
+                block = min(big, key=lambda b: (b.nbytes, b.index))
+            elif small:    # else the largest smaller one, grown
+                block = max(small, key=lambda b: (b.nbytes, -b.index))
+                block.nbytes = size     # allocated at its largest size
             if block is not None:
                 free.remove(block)
                 return block
-        block = Block(len(blocks), e.ctx, e.nbytes)
+        block = Block(len(blocks), e.ctx, e.nbytes)    # nothing fits
         blocks.append(block)
         return block
 
