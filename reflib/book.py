@@ -4,12 +4,25 @@ The chapters import them (``from reflib import book``) instead of defining them 
 d2l does with its package.  Nothing in reflib itself uses this module.
 """
 
+import contextlib
 import cProfile
 import inspect
+import os
 import pstats
 import textwrap
 
-__all__ = ['excerpt', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+__all__ = ['excerpt', 'working_directory', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+
+
+@contextlib.contextmanager
+def working_directory(path):
+    """Run a with-block in ``path`` and come back (``contextlib.chdir`` needs Python 3.11)."""
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield path
+    finally:
+        os.chdir(before)
 
 
 def excerpt(obj, first, last, after=0):

@@ -166,8 +166,8 @@ class DataParallelExecutorGroup:
         All or nothing: if an executor cannot be bound for the new shapes, the group
         keeps its previous slices, layouts and executors (so the module stays usable).
         """
-        # (fix: decide_slices used to change batch_size/slices before a failing reshape,
-        # leaving the old executors paired with the new slices)
+        # keep the old batch_size/slices until the executors are reshaped: a failing
+        # reshape must not leave the old executors paired with new slices
         saved = {k: getattr(self, k, None) for k in ('batch_size', 'slices', 'data_layouts', 'label_layouts')}
         try:
             self._bind_exec(data_shapes, label_shapes, shared_group, reshape)
@@ -351,7 +351,7 @@ def _load(sources, targets, layouts, what, names):
         for k, (islice, dst) in enumerate(dsts):
             piece = _slice_along(src, axis, islice) if axis >= 0 else src
             if piece.shape != dst.shape:
-                # (fix: the message now names the input and the whole batch's shape)
+                # name the input and the whole batch's shape, not just the slice's
                 raise ShapeError('%s %r: the batch holds an array of shape %s, whose samples %d:%d for '
                                  'device %d have shape %s, but that executor was bound for %s'
                                  % (what, name, src.shape, islice.start, islice.stop, k, piece.shape,

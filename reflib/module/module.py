@@ -99,8 +99,8 @@ class Module(BaseModule):
         mod.params_initialized = True
         if load_optimizer_states:
             states = '%s-%04d.states' % (prefix, epoch)
-            # (fix: fail here, naming the file, rather than with a bare FileNotFoundError at
-            # init_optimizer; MXNet 1.9.1 also fails then, only later)
+            # fail here, naming the file, not at init_optimizer with a bare FileNotFoundError
+            # (where MXNet 1.9.1 fails)
             if not os.path.isfile(states):
                 raise MXNetError('Module.load(%r, %d, load_optimizer_states=True): no optimizer state file %s'
                                  % (prefix, epoch, states))
@@ -109,8 +109,8 @@ class Module(BaseModule):
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states`` (atomically)."""
-        # (fix: check the state first, so that a premature call writes nothing at all
-        # rather than a symbol file and then an error)
+        # the state first: a premature call writes nothing at all, not a symbol file and
+        # then an error
         self._require('save_checkpoint', params=True, optimizer=save_optimizer_states)
         self._symbol.save('%s-symbol.json' % prefix)
         param_name = '%s-%04d.params' % (prefix, epoch)
@@ -250,8 +250,8 @@ class Module(BaseModule):
             self._aux_params = shared_module._aux_params
         elif self.params_initialized:
             # parameters came from Module.load (or an earlier bind): copy them to the devices.
-            # (fix: a checkpoint lacking a parameter used to bind silently and fail later with a
-            # KeyError in get_params/init_optimizer, as in MXNet; name the missing ones now)
+            # a checkpoint lacking a parameter would bind and fail later with a KeyError in
+            # get_params/init_optimizer (as in MXNet): name the missing ones now
             missing = ([n for n in self._param_names if n not in self._arg_params]
                        + [n for n in self._aux_names if n not in self._aux_params])
             if missing:
@@ -279,8 +279,8 @@ class Module(BaseModule):
         self._require('reshape')
         data_shapes, label_shapes = _parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
-        # (fix: record the new shapes only once the executors accept them; a failed reshape
-        # used to leave data_shapes describing executors that were never made)
+        # record the new shapes only once the executors accept them, so that a failed
+        # reshape leaves data_shapes describing the executors that exist
         self._exec_group.reshape(data_shapes, label_shapes)
         self._data_shapes, self._label_shapes = data_shapes, label_shapes
 
@@ -378,7 +378,7 @@ class Module(BaseModule):
         self._check_batch(data_batch, is_train)
         current = tuple(d.shape for d in self._data_shapes)
         new = tuple(d.shape for d in data_batch.data)
-        # (fix) an unlabelled batch of another size re-binds without labels (label_shapes None);
+        # an unlabelled batch of another size re-binds without labels (label_shapes None);
         # a labelled batch must then re-bind with them even at an unchanged data shape.  MXNet
         # 1.9.1 skips that re-bind and silently computes with the stale label arrays.
         labels_back = bool(self._label_shapes is None and self._bound_label_names
@@ -395,7 +395,7 @@ class Module(BaseModule):
                 new_lshape = [DataDesc(d.name, l.shape, d.dtype, d.layout)
                               for d, l in zip(self._label_shapes, data_batch.label)]
             elif labels_back:
-                # (fix: MXNet fails here zipping label_shapes None)
+                # (MXNet 1.9.1 fails here, zipping label_shapes None)
                 new_lshape = [DataDesc(name, l.shape, l.dtype)
                               for name, l in zip(self._bound_label_names, data_batch.label)]
             else:
@@ -403,8 +403,8 @@ class Module(BaseModule):
             try:
                 self.reshape(new_dshape, new_lshape)
             except MXNetError as err:
-                # (fix: say that forward re-binds for a batch of new shape, and which shapes;
-                # the error keeps its class, e.g. ShapeError)
+                # say that forward re-binds for a batch of new shape, and which shapes; the
+                # error keeps its class (ShapeError, say)
                 msg = ('forward: the batch has data shapes %s, the module was bound for %s, and re-binding '
                        'for the new shapes failed: %s' % ([(d.name, d.shape) for d in _descs(new_dshape)],
                                                           [(d.name, d.shape) for d in self._data_shapes], err))
@@ -439,8 +439,7 @@ class Module(BaseModule):
     def update(self):
         """Apply one optimizer step: sum gradients over devices (KVStore), then update every copy."""
         self._require('update', params=True, optimizer=True)
-        if not self.for_training:
-            # (fix: was a TypeError on the missing gradient arrays)
+        if not self.for_training:       # there are no gradient arrays to update from
             raise ModuleStateError('update: the module was bound with for_training=False, so it has no '
                                    'gradients; bind(..., for_training=True) to train')
         self._params_dirty = True
@@ -487,7 +486,7 @@ class Module(BaseModule):
         self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        self._require('update_metric')      # (fix: was an AttributeError on _exec_group None)
+        self._require('update_metric')      # bound, or there is no executor group to ask
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
