@@ -82,8 +82,13 @@ for path in paths:
 endef
 export EXECUTE_IN_PLACE
 
+# MathJax is served from the book itself (copied from the jupyter-server-mathjax package into
+# _mathjax/mathjax, which the build puts at _static/mathjax), so formulas render with no network
+MATHJAX_SRC = $(shell $(BIN)/python -c "import jupyter_server_mathjax, os; print(os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), 'static'))")
+
 book: setup
 	$(BIN)/python -c "$$EXECUTE_IN_PLACE" $(CELL_TIMEOUT) $(CHAPTERS)
+	rm -rf _mathjax && mkdir -p _mathjax && cp -r "$(MATHJAX_SRC)" _mathjax/mathjax
 	$(BIN)/jupyter-book build --all --warningiserror --keep-going .
 	@echo "book: $(CURDIR)/_build/html/index.html"
 
