@@ -11,7 +11,7 @@ import os
 import pstats
 import textwrap
 
-__all__ = ['excerpt', 'working_directory', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+__all__ = ['excerpt', 'source_lines', 'working_directory', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
 
 
 @contextlib.contextmanager
@@ -25,13 +25,20 @@ def working_directory(path):
         os.chdir(before)
 
 
-def excerpt(obj, first, last, after=0):
-    """Print reflib's own source of ``obj``, from the line containing ``first`` to the next
-    line containing ``last``, and ``after`` lines more."""
+def excerpt(obj, first=None, last=None, after=0):
+    """Print reflib's own source of ``obj``, from the line containing ``first`` (default: the
+    first line) to the next line containing ``last`` (default: the last line), and ``after``
+    lines more."""
     lines = inspect.getsource(obj).splitlines()
-    start = next(i for i, line in enumerate(lines) if first in line)
-    stop = next(i for i in range(start, len(lines)) if last in lines[i]) + after
-    print(textwrap.dedent('\n'.join(lines[start:stop + 1])))
+    start = 0 if first is None else next(i for i, line in enumerate(lines) if first in line)
+    stop = len(lines) - 1 if last is None else next(i for i in range(start, len(lines)) if last in lines[i])
+    print(textwrap.dedent('\n'.join(lines[start:stop + after + 1])))
+
+
+def source_lines(obj, *prefixes):
+    """Print only the lines of ``obj``'s source that start with one of ``prefixes``."""
+    lines = [line for line in inspect.getsource(obj).splitlines() if line.strip().startswith(prefixes)]
+    print(textwrap.dedent('\n'.join(lines)))
 
 
 def _entries_in_time_order(exe):

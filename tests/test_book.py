@@ -1,0 +1,47 @@
+"""The stored chapters as a reader meets them: code that fits the column, helpers written once,
+words the reader was given.  (nbval re-executes the chapters; this checks what they look like.)"""
+
+import glob
+import json
+import os
+import re
+
+import pytest
+
+CHAPTERS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), '..', 'chapters', '*.ipynb')))
+# the book's text column holds about 80 monospace characters at the default desktop width
+COLUMN = 80
+
+
+def cells(path, kind):
+    with open(path) as f:
+        nb = json.load(f)
+    return [(i, ''.join(c['source'])) for i, c in enumerate(nb['cells']) if c['cell_type'] == kind]
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_every_code_line_fits_the_column(path):
+    long = [(i, line) for i, source in cells(path, 'code') for line in source.splitlines() if len(line) > COLUMN]
+    assert not long, long[:3]
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_source_helpers_come_from_reflib_book(path):
+    # printing reflib's source is reflib.book.excerpt / source_lines, written once
+    defined = [name for _, source in cells(path, 'code')
+               for name in re.findall(r'^def (excerpt|show_source|show_lines|source_lines)\(', source, re.M)]
+    assert not defined, defined
+
+
+@pytest.mark.parametrize('path', CHAPTERS + [os.path.join(os.path.dirname(__file__), '..', 'intro.md')],
+                         ids=os.path.basename)
+def test_the_prose_speaks_of_readers_notes_not_seeds(path):
+    if path.endswith('.md'):
+        with open(path) as f:
+            texts = [(0, f.read())]
+    else:
+        texts = cells(path, 'markdown')
+    # (random seeds are fine: mx.random.seed is MXNet's word)
+    words = r"\bseed(?:'s|s)?\s+(?:notes?|questions?|network|mlp|regression|example)|\bthe seed's\b"
+    found = [(i, m.group(0)) for i, text in texts for m in re.finditer(words, text, re.I)]
+    assert not found, found
