@@ -45,3 +45,20 @@ def test_the_prose_speaks_of_readers_notes_not_seeds(path):
     words = r"\bseed(?:'s|s)?\s+(?:notes?|questions?|network|mlp|regression|example)|\bthe seed's\b"
     found = [(i, m.group(0)) for i, text in texts for m in re.finditer(words, text, re.I)]
     assert not found, found
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_remember_comes_before_the_exercises_and_solutions_stay_folded(path):
+    with open(path) as f:
+        nb = json.load(f)
+    order, after_exercises = [], False
+    for c in nb['cells']:
+        source = ''.join(c['source'])
+        if c['cell_type'] == 'markdown':
+            found = re.findall(r'^## (What to remember|Exercises)', source, re.M)
+            order += found
+            after_exercises = after_exercises or 'Exercises' in found
+        elif after_exercises and c.get('outputs'):
+            # a solution's output must not print under the question: the whole cell is folded
+            assert 'hide-cell' in c.get('metadata', {}).get('tags', []), source[:80]
+    assert order == ['What to remember', 'Exercises']
