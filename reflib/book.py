@@ -11,7 +11,7 @@ import os
 import pstats
 import textwrap
 
-__all__ = ['excerpt', 'source_lines', 'working_directory', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
 
 
 @contextlib.contextmanager
@@ -39,6 +39,13 @@ def source_lines(obj, *prefixes):
     """Print only the lines of ``obj``'s source that start with one of ``prefixes``."""
     lines = [line for line in inspect.getsource(obj).splitlines() if line.strip().startswith(prefixes)]
     print(textwrap.dedent('\n'.join(lines)))
+
+
+def svg(digraph):
+    """A graphviz.Digraph as an SVG picture for the page (the picture, not the object's repr);
+    ``quiet`` keeps dot's layout remarks off the page."""
+    from IPython.display import SVG
+    return SVG(digraph.pipe(format='svg', encoding='utf-8', quiet=True))
 
 
 def _entries_in_time_order(exe):

@@ -62,3 +62,12 @@ def test_remember_comes_before_the_exercises_and_solutions_stay_folded(path):
             # a solution's output must not print under the question: the whole cell is folded
             assert 'hide-cell' in c.get('metadata', {}).get('tags', []), source[:80]
     assert order == ['What to remember', 'Exercises']
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_pictures_are_shown_with_reflib_book_svg(path):
+    # the one-line "graphviz to SVG" wrapper lives in reflib.book, not in each chapter
+    wrappers = [name for _, source in cells(path, 'code')
+                for name in re.findall(r'^def (\w+)\((?:dot|digraph)\):\s*\n(?:\s*#.*\n|\s*"""[^"]*"""\n)*'
+                                       r'\s*return SVG\(', source, re.M)]
+    assert not wrappers, wrappers
