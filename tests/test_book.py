@@ -71,3 +71,13 @@ def test_pictures_are_shown_with_reflib_book_svg(path):
                 for name in re.findall(r'^def (\w+)\((?:dot|digraph)\):\s*\n(?:\s*#.*\n|\s*"""[^"]*"""\n)*'
                                        r'\s*return SVG\(', source, re.M)]
     assert not wrappers, wrappers
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_drawing_code_is_folded_where_the_picture_is_the_point(path):
+    with open(path) as f:
+        nb = json.load(f)
+    unfolded = [i for i, c in enumerate(nb['cells'])
+                if c['cell_type'] == 'code' and 'graphviz.Digraph(' in ''.join(c['source'])
+                and not {'hide-input', 'hide-cell', 'remove-cell'} & set(c.get('metadata', {}).get('tags', []))]
+    assert not unfolded, unfolded
