@@ -10,6 +10,7 @@ import inspect
 import os
 import pstats
 import textwrap
+import time
 
 __all__ = ['excerpt', 'source_lines', 'working_directory', 'svg', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
 
@@ -101,10 +102,12 @@ def draw_memory_timeline(exe, ax=None, title=None):
 
 
 def profile_by_operator(run, repeat=1):
-    """Inclusive seconds of each operator's forward and backward while ``run()`` runs,
+    """Inclusive CPU seconds of each operator's forward and backward while ``run()`` runs,
     plus what the executor adds around them: a dict, largest first."""
     from .operator.registry import canonical_operators
-    profiler = cProfile.Profile()
+    # CPU time of this process, not wall time: a moment the process waits for a core (another
+    # program, a busy test run) is then not charged to whichever operator was running
+    profiler = cProfile.Profile(time.process_time)
     profiler.enable()
     for _ in range(repeat):
         run()
