@@ -75,9 +75,11 @@ timeout, paths = int(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
 for path in paths:
     print('executing', path, flush=True)
     nb = nbformat.read(path, as_version=4)
+    # the kernel logs only errors: no "running over TCP without encryption" warning per
+    # chapter (it talks to this process over localhost only)
     NotebookClient(nb, kernel_name='python3', timeout=timeout, record_timing=False,
-                   coalesce_streams=True, resources={'metadata': {'path': str(path.parent)}}
-                   ).execute()
+                   coalesce_streams=True, resources={'metadata': {'path': str(path.parent)}},
+                   extra_arguments=['--log-level=ERROR']).execute()
     nbformat.write(nb, path)
 endef
 export EXECUTE_IN_PLACE
