@@ -81,3 +81,17 @@ def test_drawing_code_is_folded_where_the_picture_is_the_point(path):
                 if c['cell_type'] == 'code' and 'graphviz.Digraph(' in ''.join(c['source'])
                 and not {'hide-input', 'hide-cell', 'remove-cell'} & set(c.get('metadata', {}).get('tags', []))]
     assert not unfolded, unfolded
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_every_figure_has_a_caption_and_a_name(path):
+    # mystnb turns the metadata into a numbered figure ("Fig. 5.2") that prose can {numref}
+    with open(path) as f:
+        nb = json.load(f)
+    bare = []
+    for i, c in enumerate(nb['cells']):
+        pictures = [o for o in c.get('outputs', []) if {'image/png', 'image/svg+xml'} & set(o.get('data', {}))]
+        figure = c.get('metadata', {}).get('mystnb', {}).get('figure', {})
+        if pictures and not (figure.get('caption') and figure.get('name', '').startswith('fig-')):
+            bare.append(i)
+    assert not bare, bare
