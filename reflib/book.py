@@ -12,7 +12,7 @@ import pstats
 import textwrap
 import time
 
-__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg', 'draw_plan', 'draw_placement', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
 
 
 @contextlib.contextmanager
@@ -133,3 +133,86 @@ def profile_by_operator(run, repeat=1):
     if around > 0:
         times['executor around the operators'] = around
     return dict(sorted(times.items(), key=lambda kv: -kv[1]))
+
+
+# ----------------------------------------------------------------------------- pictures of reflib's structures
+
+_GROUP_COLOURS = ['#cfe2f3', '#fce5cd', '#d9ead3', '#ead1dc', '#fff2cc']
+
+
+def draw_plan(exe):
+    """An executor's plan (chapter 5): slots as boxes (arguments grey, intermediates white,
+    outputs green) and steps as ellipses, in the order they run."""
+    import graphviz
+    plan = exe._plan
+    internals = exe.symbol.get_internals()
+    shapes = dict(zip(internals.list_outputs(),
+                      internals.infer_shape(**{n: a.shape for n, a in exe.arg_dict.items()})[1]))
+    shapes.update({n: a.shape for n, a in exe.arg_dict.items()})
+    dot = graphviz.Digraph(graph_attr={'rankdir': 'TB', 'nodesep': '0.15', 'ranksep': '0.3'},
+                           node_attr={'fontname': 'Helvetica', 'fontsize': '10'})
+    for slot, name in enumerate(plan.slot_name):
+        colour = ('#dddddd' if slot in plan.var_slot.values()
+                  else '#c9ecc9' if slot in plan.head_slots else 'white')
+        dot.node('s%d' % slot, 'slot %d: %s\n%s' % (slot, name, shapes.get(name, '')),
+                 shape='box', style='filled', fillcolor=colour)
+    for k, step in enumerate(plan.steps):
+        dot.node('t%d' % k, 'step %d\n%s' % (k, step.op.name), shape='ellipse', style='filled',
+                 fillcolor='#dbe7f6')
+        for slot in step.in_slots:
+            dot.edge('s%d' % slot, 't%d' % k)
+        for slot in step.out_slots:
+            dot.edge('t%d' % k, 's%d' % slot)
+    return dot
+
+
+def draw_placement(symbol, group2ctx, default_ctx=None):
+    """A symbol's graph with one box per ``ctx_group`` and the edges that cross devices in red
+    (chapter 6).  A variable read by one operator only (its weight, its bias) is listed in that
+    operator's box instead of drawn, which keeps the picture narrow."""
+    import json
+    import graphviz
+    from .context import cpu
+    default_ctx = cpu(0) if default_ctx is None else default_ctx
+    nodes = json.loads(symbol.tojson())['nodes']
+    readers = {}
+    for i, node in enumerate(nodes):
+        for src, _, _ in node['inputs']:
+            readers.setdefault(src, []).append(i)
+    folded = {i: readers[i][0] for i, node in enumerate(nodes)
+              if node['op'] == 'null' and len(readers.get(i, [])) == 1
+              and node['name'] != 'data' and not node['name'].endswith('label')}
+    groups = [node.get('attrs', {}).get('__ctx_group__') for node in nodes]
+    order = list(dict.fromkeys(groups))           # groups in graph order, no repeats
+    device = {g: default_ctx if g is None else group2ctx[g] for g in order}
+    font = {'fontname': 'Helvetica', 'fontsize': '10'}
+    dot = graphviz.Digraph(
+        graph_attr={'rankdir': 'TB', 'nodesep': '0.15', 'ranksep': '0.3', 'fontname': 'Helvetica',
+                    'fontsize': '12'},
+        node_attr=dict(font, style='filled', fillcolor='white'),
+        edge_attr=dict(font, color='#888888', arrowsize='0.6'))
+    for k, g in enumerate(order):
+        with dot.subgraph(name='cluster_%d' % k) as box:
+            box.attr(label='%s  on  %s' % (g or 'no group', device[g]), style='rounded,filled',
+                     fillcolor=_GROUP_COLOURS[k % len(_GROUP_COLOURS)], color='#666666')
+            for i, node in enumerate(nodes):
+                if groups[i] != g or i in folded:
+                    continue
+                if node['op'] == 'null':          # data, a label, a shared weight
+                    box.node(str(i), node['name'], shape='ellipse', fontsize='9', height='0.3')
+                else:
+                    own = [nodes[v]['name'] for v in folded if folded[v] == i]
+                    label = '%s\n%s' % (node['name'], node['op'])
+                    if own:
+                        label += '\n' + ', '.join(own)
+                    box.node(str(i), label, shape='box')
+    for i, node in enumerate(nodes):
+        for src, _, _ in node['inputs']:
+            if src in folded:
+                continue
+            if device[groups[src]] != device[groups[i]]:
+                dot.edge(str(src), str(i), label='copy', color='#cc0000', fontcolor='#cc0000',
+                         penwidth='2.2')
+            else:
+                dot.edge(str(src), str(i))
+    return dot
