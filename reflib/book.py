@@ -12,7 +12,7 @@ import pstats
 import textwrap
 import time
 
-__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg', 'draw_plan', 'draw_placement', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg', 'draw_plan', 'draw_placement', 'draw_group', 'memory_table', 'draw_memory_timeline', 'profile_by_operator']
 
 
 @contextlib.contextmanager
@@ -215,4 +215,40 @@ def draw_placement(symbol, group2ctx, default_ctx=None):
                          penwidth='2.2')
             else:
                 dot.edge(str(src), str(i))
+    return dot
+
+
+def draw_group(group, name='fc1_weight'):
+    """A DataParallelExecutorGroup (chapter 7): the batch and its slices, one box per executor,
+    and one parameter's per-device arrays, which *are* the group's ``param_arrays`` and
+    ``grad_arrays`` entries (dashed), summed by the KVStore."""
+    import graphviz
+    i = group.param_names.index(name)
+    font = {'fontname': 'Helvetica', 'fontsize': '10'}
+    colours = _GROUP_COLOURS[:4]
+    dot = graphviz.Digraph(
+        graph_attr=dict(font, rankdir='LR', nodesep='0.25', ranksep='0.6'),
+        node_attr=dict(font, shape='box', style='rounded,filled', fillcolor='white'),
+        edge_attr=dict(font, arrowsize='0.6'))
+    rows = ''.join('<tr><td port="s%d" bgcolor="%s">samples %d-%d</td></tr>'
+                   % (k, colours[k % 4], s.start, s.stop - 1) for k, s in enumerate(group.slices))
+    dot.node('batch', '<<table border="0" cellborder="1" cellspacing="0" cellpadding="4">'
+                      '<tr><td><b>batch of %d</b></td></tr>%s</table>>' % (group.batch_size, rows),
+             shape='plaintext', style='')
+    dot.node('params', 'param_arrays[%d]\n(%s)' % (i, name), style='filled', fillcolor='#eeeeee')
+    dot.node('grads', 'grad_arrays[%d]\n(%s)' % (i, name), style='filled', fillcolor='#eeeeee')
+    dot.node('kv', 'KVStore (Module)\nsums the %d gradients' % len(group.execs), style='filled',
+             fillcolor='#fff2cc')
+    for k, (exe, s) in enumerate(zip(group.execs, group.slices)):
+        with dot.subgraph(name='cluster_%d' % k) as box:
+            box.attr(label='execs[%d] on %s' % (k, exe.arg_dict['data'].context), style='rounded,filled',
+                     fillcolor=colours[k % 4], color='#888888')
+            box.node('d%d' % k, "arg_dict['data']\n%s" % (exe.arg_dict['data'].shape,))
+            box.node('w%d' % k, "arg_dict['%s']\n%s" % (name, exe.arg_dict[name].shape))
+            box.node('g%d' % k, "grad_dict['%s']\n%s" % (name, exe.grad_dict[name].shape))
+        dot.edge('batch:s%d' % k, 'd%d' % k, label='copy rows %d:%d' % (s.start, s.stop))
+        dot.edge('w%d' % k, 'params', dir='back', style='dashed', color='#555555', label='[%d] is' % k)
+        dot.edge('g%d' % k, 'grads', dir='back', style='dashed', color='#555555', label='[%d] is' % k)
+    dot.edge('grads', 'kv', color='#cc0000', penwidth='1.5', label='push')
+    dot.edge('kv', 'params', color='#cc0000', penwidth='1.5', label='pull', constraint='false')
     return dot
