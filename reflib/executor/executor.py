@@ -201,11 +201,9 @@ class Executor:
         for block in self._mem.blocks:
             with block.ctx.device_scope():
                 buffers.append(block.ctx.xp.empty(max(block.nbytes, 1), dtype=np.uint8))
-        arrays = {}
-        for key, e in self._mem.entries.items():
-            arrays[key] = buffers[e.block.index][:e.nbytes].view(e.dtype).reshape(e.shape)
-        self._arrays = arrays
-        self._blocks = buffers
+        # each value is a view at the start of its block (the views keep the blocks alive)
+        arrays = {key: buffers[e.block.index][:e.nbytes].view(e.dtype).reshape(e.shape)
+                  for key, e in self._mem.entries.items()}
         # where each value lives: a planned array, an output array, or (arguments) the bound array
         head_array = {}
         for out, slot in zip(self.outputs, plan.head_slots):
@@ -542,8 +540,8 @@ class Executor:
             'unshared': mem.unshared_bytes,
             'blocks': len(mem.blocks),
             'entries': len(mem.entries),
-            'inplace': sum(1 for item in mem.inplace if self._mem.entries[item[4]].shares == 'inplace'),
-            'identity': sum(1 for item in mem.inplace if self._mem.entries[item[4]].shares == 'identity'),
+            'inplace': mem.count('inplace'),
+            'identity': mem.count('identity'),
         }
         report['total'] = report['planned'] + report['outputs']
         report['arguments'] = sum(a._data.nbytes for a in self.arg_arrays)

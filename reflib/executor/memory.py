@@ -67,12 +67,11 @@ class Block:
 
 
 class MemoryPlan:
-    """The result: entries, blocks, and the in-place decisions."""
+    """The result: entries (each knows its block and how it came to share it) and blocks."""
 
-    def __init__(self, entries, blocks, inplace, training, forward_steps):
+    def __init__(self, entries, blocks, training, forward_steps):
         self.entries = entries      # key -> Entry
         self.blocks = blocks
-        self.inplace = inplace      # (time, step index, 'forward'|'backward', input key, output key)
         self.training = training
         # a second backward after one forward reads the forward values again: it may, unless
         # a gradient took over the memory of a value that backward reads
@@ -83,6 +82,10 @@ class MemoryPlan:
     @property
     def total_bytes(self):
         return sum(b.nbytes for b in self.blocks)
+
+    def count(self, shares):
+        """How many values share an input's block this way: 'inplace' or 'identity'."""
+        return sum(1 for e in self.entries.values() if e.shares == shares)
 
     @property
     def unshared_bytes(self):
@@ -194,7 +197,7 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
     ending = {}
     for e in entries.values():
         ending.setdefault(e.end, []).append(e)
-    blocks, free, inplace = [], [], []
+    blocks, free = [], []
 
     def take_block(e):
         if share:
@@ -215,30 +218,29 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
         blocks.append(block)
         return block
 
-    def join(e, source, how):
-        block = source.block
+    def place(e, block, how=None):
         e.block, e.shares = block, how
         block.entries.append(e)
         block.live.add(e.key)
 
-    def try_share(e, t, k, pairs, identity, kind):
-        """Put ``e`` into the block of one of ``pairs``' sources, if the rules allow."""
-        step = steps[k]
-        for src_pos, dst_pos, src_key in pairs:
-            src = entries.get(src_key)
+    def try_share(e, t, sources, identity):
+        """Put ``e`` into the block of one of the ``sources`` (entry keys), if the rules allow."""
+        for key in sources:
+            src = entries.get(key)
             if src is None or src.block is None or src.ctx != e.ctx or src.nbytes != e.nbytes:
                 continue
-            if kind == 'forward' and (src_pos in step.moves or step.in_slots.count(step.in_slots[src_pos]) != 1):
-                continue
             if identity:
-                join(e, src, 'identity')
+                place(e, src.block, 'identity')
             elif src.end == t and src.block.live == {src.key}:
-                join(e, src, 'inplace')
+                place(e, src.block, 'inplace')
             else:
                 continue
-            inplace.append((t, k, kind, src.key, e.key))
             return True
         return False
+
+    def alone(step, i):
+        """Input ``i`` of ``step`` is read once by it and lives on its device."""
+        return i not in step.moves and step.in_slots.count(step.in_slots[i]) == 1
 
     for t in range(end_of_backward + 1):
         for e in starting.get(t, ()):
@@ -246,8 +248,9 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
             if allow_inplace and e.key[0] == 'out' and t < n:
                 step = steps[t]
                 j = step.out_slots.index(e.key[1])
-                pairs = [(i, o, ('out', step.in_slots[i])) for i, o in step.op.inplace(step.params) if o == j]
-                shared = try_share(e, t, t, pairs, step.op.inplace_identity(step.params), 'forward')
+                sources = [('out', step.in_slots[i]) for i, o in step.op.inplace(step.params)
+                           if o == j and alone(step, i)]
+                shared = try_share(e, t, sources, step.op.inplace_identity(step.params))
             elif (allow_inplace and e.key[0] == 'grad' and n <= t < end_of_backward
                   and e.key[1] not in variables and e.key[1] not in heads):
                 # (a head's gradient is copied in before any backward step runs)
@@ -255,17 +258,14 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
                 step = steps[k]
                 if e.key[1] in step.in_slots:
                     i = step.in_slots.index(e.key[1])
-                    pairs = [(o, i2, ('grad', step.out_slots[o])) for o, i2 in step.op.backward_inplace(step.params)
-                             if i2 == i and step.in_slots.count(e.key[1]) == 1 and i not in step.moves]
-                    shared = try_share(e, t, k, pairs, step.op.inplace_identity(step.params), 'backward')
+                    sources = [('grad', step.out_slots[o]) for o, i2 in step.op.backward_inplace(step.params)
+                               if i2 == i and alone(step, i)]
+                    shared = try_share(e, t, sources, step.op.inplace_identity(step.params))
             if not shared:
-                block = take_block(e)
-                e.block = block
-                block.entries.append(e)
-                block.live.add(e.key)
+                place(e, take_block(e))
         for e in ending.get(t, ()):
             block = e.block
             block.live.discard(e.key)
             if not block.live:
                 free.append(block)
-    return MemoryPlan(entries, blocks, inplace, training, n)
+    return MemoryPlan(entries, blocks, training, n)
