@@ -57,10 +57,8 @@ class FullyConnected(Operator):
         data, weight = inputs[0], inputs[1]
         out_shape = (data.shape[0], p.num_hidden) if p.flatten else data.shape[:-1] + (p.num_hidden,)
         target = env.target(0)
-        if target is None:
-            out = self._flat(p, data) @ weight.T
-        else:
-            out = env.xp.matmul(self._flat(p, data), weight.T, out=target.reshape(-1, p.num_hidden))
+        out = env.xp.matmul(self._flat(p, data), weight.T,
+                            out=None if target is None else target.reshape(-1, p.num_hidden))
         if not p.no_bias:
             out += inputs[2]
         return [out.reshape(out_shape) if target is None else target]
@@ -71,11 +69,8 @@ class FullyConnected(Operator):
         grads = [None, None]
         if env.wants_grad(0):
             target = env.grad_target(0)
-            if target is None:
-                grads[0] = (grad @ weight).reshape(data.shape)
-            else:
-                xp.matmul(grad, weight, out=target.reshape(grad.shape[0], -1))
-                grads[0] = target
+            d_data = xp.matmul(grad, weight, out=None if target is None else target.reshape(grad.shape[0], -1))
+            grads[0] = d_data.reshape(data.shape) if target is None else target
         if env.wants_grad(1):
             grads[1] = xp.matmul(grad.T, self._flat(p, data), out=env.grad_target(1))
         if not p.no_bias:
@@ -102,22 +97,9 @@ class Activation(Operator):
 
     def forward(self, p, env, inputs, aux):
         xp, x = env.xp, inputs[0]
-        out = env.target(0)
-        if out is not None:                 # the same arithmetic, into the planned array
-            return [self._into(p, xp, x, out)]
-        if p.act_type == 'relu':
-            return [xp.maximum(x, 0)]
-        if p.act_type == 'sigmoid':
-            return [1 / (1 + xp.exp(-x))]
-        if p.act_type == 'tanh':
-            return [xp.tanh(x)]
-        if p.act_type == 'softrelu':
-            return [xp.logaddexp(0, x).astype(x.dtype)]
-        return [x / (1 + xp.abs(x))]  # softsign
-
-    @staticmethod
-    def _into(p, xp, x, out):
-        """The activation of x computed into ``out``, which may be x itself."""
+        out = env.target(0)                 # the planned array, possibly x's own memory
+        if out is None:
+            out = xp.empty_like(x)
         if p.act_type == 'relu':
             xp.maximum(x, 0, out=out)
         elif p.act_type == 'sigmoid':
@@ -129,27 +111,22 @@ class Activation(Operator):
             xp.tanh(x, out=out)
         elif p.act_type == 'softrelu':
             xp.logaddexp(0, x, out=out)
-        else:
+        else:                               # softsign
             xp.divide(x, 1 + xp.abs(x), out=out)
-        return out
+        return [out]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, g, x, y = env.xp, out_grads[0], inputs[0], outputs[0]
-        out = env.grad_target(0)           # may be g's own memory (backward_inplace)
+        out = env.grad_target(0)           # None (a new array), or possibly g's own memory
         if p.act_type == 'relu':
-            return [_into_or_new(xp, xp.multiply, g, y > 0, out)]       # y > 0 is x > 0
+            return [xp.multiply(g, y > 0, out=out)]                 # y > 0 is x > 0
         if p.act_type == 'sigmoid':
-            return [_into_or_new(xp, xp.multiply, _into_or_new(xp, xp.multiply, g, y, out), 1 - y, out)]
+            return [xp.multiply(xp.multiply(g, y, out=out), 1 - y, out=out)]
         if p.act_type == 'tanh':
-            return [_into_or_new(xp, xp.multiply, g, 1 - y * y, out)]
+            return [xp.multiply(g, 1 - y * y, out=out)]
         if p.act_type == 'softrelu':      # d/dx log(1+e^x) = sigmoid(x) = 1 - e^{-y}
-            return [_into_or_new(xp, xp.multiply, g, 1 - xp.exp(-y), out)]
-        return [_into_or_new(xp, xp.divide, g, (1 + xp.abs(x)) ** 2, out)]     # softsign
-
-
-def _into_or_new(xp, ufunc, a, b, out):
-    """``ufunc(a, b)`` into ``out`` when the plan gave one (it may be ``a`` itself), else new."""
-    return ufunc(a, b) if out is None else ufunc(a, b, out=out)
+            return [xp.multiply(g, 1 - xp.exp(-y), out=out)]
+        return [xp.divide(g, (1 + xp.abs(x)) ** 2, out=out)]     # softsign
 
 
 # =====================================================================
@@ -813,12 +790,8 @@ class BatchNorm(Operator):
         inv_std = (1 / xp.sqrt(var + p.eps)).astype(mean.dtype)
         scale = inv_std if p.fix_gamma else inv_std * gamma
         centre, scale = mean.reshape(bshape).astype(data.dtype), scale.reshape(bshape).astype(data.dtype)
-        out = env.target(0)
-        if out is not None:              # the same arithmetic, into the planned array
-            xp.subtract(data, centre, out=out)
-            xp.multiply(out, scale, out=out)
-        else:
-            out = (data - centre) * scale
+        out = xp.subtract(data, centre, out=env.target(0))     # the planned array, or a new one
+        xp.multiply(out, scale, out=out)
         out += beta.reshape(bshape).astype(data.dtype)
         return [out, mean.copy(), inv_std]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..base import ParamError, ShapeError, TypeInferError
 
-__all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv', 'same_memory',
+__all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
            'Params', 'shape_is_known', 'merge_shape', 'merge_dtype', 'format_shape', 'prod']
 
 _REGISTRY = {}
@@ -178,22 +178,6 @@ class OpEnv:
     def rng(self):
         from .. import random
         return random.generator(self.ctx)
-
-
-def same_memory(a, b):
-    """Whether two arrays are the very same elements (same start, shape, strides and dtype)."""
-    if a is b:
-        return True
-    if a.shape != b.shape or a.dtype != b.dtype or a.strides != b.strides:
-        return False
-    return _address(a) == _address(b)
-
-
-def _address(a):
-    try:
-        return a.__array_interface__['data'][0]         # numpy
-    except AttributeError:
-        return a.data.ptr                                # cupy
 
 
 def shape_is_known(shape):

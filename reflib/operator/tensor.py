@@ -25,7 +25,7 @@ Every computation goes through ``env.xp`` so the same code runs on numpy
 ``x.dtype.type(value)``, so float32 data stays float32.
 """
 
-from .registry import Operator, Param, register, merge_shape, shape_is_known, same_memory
+from .registry import Operator, Param, register, merge_shape, shape_is_known
 from .registry import prod as _prod
 from ..base import ParamError, ShapeError
 
@@ -62,9 +62,18 @@ def _reshaped(env, x, shape, target):
     if target is None:
         return _copy(env.xp, x.reshape(shape))
     view = x.reshape(shape)
-    if not same_memory(view, target):
+    if not _same_memory(view, target):
         target[...] = view
     return target
+
+
+def _same_memory(a, b):
+    """Whether two arrays of one shape are the very same elements (same start and strides)."""
+    if a.strides != b.strides or a.dtype != b.dtype:
+        return False
+    if hasattr(a, '__array_interface__'):                                # numpy
+        return a.__array_interface__['data'][0] == b.__array_interface__['data'][0]
+    return a.data.ptr == b.data.ptr                                      # cupy
 
 
 def _sum_to(g, shape):
