@@ -232,10 +232,13 @@ class Executor:
                     buf = None
                 bufs.append(buf)
             step.grad_bufs = bufs if any(b is not None for b in bufs) else None
-            step.stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
-                             for k, s in enumerate(step.in_slots)]
-            step.stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
-                              for j, s in enumerate(step.out_slots)]
+            stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
+                        for k, s in enumerate(step.in_slots)]
+            stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
+                         for j, s in enumerate(step.out_slots)]
+            # None when backward reads every one of them (the common case: no list to merge)
+            step.stub_ins = stub_ins if any(st is not None for st in stub_ins) else None
+            step.stub_outs = stub_outs if any(st is not None for st in stub_outs) else None
         self._backward_done = False
 
     def _stub_for(self, slot, shapes, dtypes):
@@ -373,19 +376,25 @@ class Executor:
         for step in reversed(plan.steps):
             if not step.needs_grad:
                 continue
-            visible = step.out_slots[:step.nvis]
-            if not step.op.is_loss and all(s not in grads for s in visible):
+            loss = step.op.is_loss
+            if not loss and all(s not in grads for s in step.visible):
                 continue
             ogs = [grads.pop(s, None) for s in step.out_slots]
-            if not step.op.is_loss:
-                for k, s in enumerate(visible):
+            if not loss:
+                for k, s in enumerate(step.visible):
                     if ogs[k] is None:       # an output nobody used: its gradient is zero
                         ogs[k] = grad_array[s]
                         ogs[k][...] = 0
-            ins = [values[s] if st is None else st for s, st in zip(step.in_slots, step.stub_ins)]
+            if step.stub_ins is None:
+                ins = [values[s] for s in step.in_slots]
+            else:
+                ins = [values[s] if st is None else st for s, st in zip(step.in_slots, step.stub_ins)]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
-            outs = [values[s] if st is None else st for s, st in zip(step.out_slots, step.stub_outs)]
+            if step.stub_outs is None:
+                outs = [values[s] for s in step.out_slots]
+            else:
+                outs = [values[s] if st is None else st for s, st in zip(step.out_slots, step.stub_outs)]
             aux = [values[s] for s in step.aux_slots]
             env = step.env_train
             # an input's planned gradient array is handed to the operator when this is the first

@@ -24,7 +24,7 @@ class Step:
     """One operator call."""
     __slots__ = ('node', 'op', 'params', 'ctx', 'in_slots', 'aux_slots', 'out_slots',
                  'moves', 'needs_grad', 'env_train', 'env_test', 'nvis', 'on_gpu', 'grad_to',
-                 'bwd_ins', 'bwd_outs', 'grad_bufs', 'stub_ins', 'stub_outs')
+                 'bwd_ins', 'bwd_outs', 'grad_bufs', 'stub_ins', 'stub_outs', 'visible')
 
     def __init__(self, node, ctx, in_slots, aux_slots, out_slots):
         self.node, self.op, self.params, self.ctx = node, node.op, node.params, ctx
@@ -34,11 +34,12 @@ class Step:
         self.env_train = OpEnv(ctx, True)
         self.env_test = OpEnv(ctx, False)
         self.nvis = node.num_visible_outputs()
+        self.visible = out_slots[:self.nvis]   # the outputs a user sees (and sends gradients to)
         self.on_gpu = ctx.device_type == 'gpu'   # needs a device scope around its calls
         self.grad_to = []        # (input position, slot, context to move to or None): gradients to keep
         self.bwd_ins = self.bwd_outs = ()   # positions of the inputs / outputs backward reads
         self.grad_bufs = None    # per input: the array its gradient goes to (set by the executor)
-        self.stub_ins = self.stub_outs = ()   # per input / output: None, or what backward gets instead
+        self.stub_ins = self.stub_outs = None  # None, or per input / output: None or a stand-in
 
 
 class Plan:
