@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -68,12 +67,11 @@ def main(argv=None):
         if lib == 'mxnet' and not os.path.exists(python):
             print('  mxnet : skipped (%s not found)' % python)
             continue
-        done = subprocess.run([python, os.path.abspath(__file__), '--worker', lib, '--steps', str(args.steps),
-                               '--repeat', str(args.repeat)], env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            print('  %-6s: failed\n%s' % (lib, done.stderr[-2000:]))
+        result, error = ft.run_json_worker(python, __file__, ['--worker', lib, '--steps', str(args.steps),
+                                                             '--repeat', str(args.repeat)], env)
+        if error is not None:
+            print('  %-6s: failed\n%s' % (lib, error))
             continue
-        result = json.loads(done.stdout.strip().splitlines()[-1])
         results[lib] = result
         print('  %-6s: %7.1f us per step (median of %d x %d steps; range %.1f-%.1f)'
               % (lib, result['us_per_step'], args.repeat, args.steps, *result['range']))

@@ -247,6 +247,17 @@ def mxnet_python(explicit):
     return path, probe.stdout.strip()
 
 
+def run_json_worker(python, script, args, env):
+    """Run ``script --worker ...`` under the interpreter ``python``; its last stdout line is JSON.
+
+    Returns (result, None), or (None, the tail of stderr) when the worker failed.
+    """
+    done = subprocess.run([python, os.path.abspath(script)] + list(args), env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), None
+
+
 def checkout_env(env=None):
     """``env`` (default os.environ) with this checkout first on PYTHONPATH: its reflib, installed or not."""
     env = dict(os.environ if env is None else env)

@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,11 +72,11 @@ def main(argv=None):
         if lib == 'mxnet' and not os.path.exists(python):
             print('MXNet skipped: %s not found' % python)
             continue
-        done = subprocess.run([python, os.path.abspath(__file__), '--worker', lib, '--models', args.models,
-                               '--batch', str(args.batch)], env=dict(env, **extra), capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit('%s failed:\n%s' % (label, done.stderr[-3000:]))
-        results[label] = json.loads(done.stdout.strip().splitlines()[-1])
+        results[label], error = ft.run_json_worker(
+            python, __file__, ['--worker', lib, '--models', args.models, '--batch', str(args.batch)],
+            dict(env, **extra))
+        if error is not None:
+            sys.exit('%s failed:\n%s' % (label, error))
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'batch': args.batch, 'results': results}, f, indent=1)
