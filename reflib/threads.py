@@ -29,15 +29,14 @@ def threads_for(cpus, others_busy, most):
     return max(1, min(most, int(free + 0.5)))
 
 
-def _read_proc_stat(path='/proc/stat'):
-    """(busy, total) CPU seconds of the whole machine since boot."""
+def _busy_seconds(path='/proc/stat'):
+    """CPU seconds the whole machine has spent busy since boot (every process, steal included)."""
     with open(path) as f:
         fields = f.readline().split()
     ticks = [int(v) for v in fields[1:]]
     idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)         # idle + iowait
     total = sum(ticks[:8])                                         # guest time is inside user
-    hz = os.sysconf('SC_CLK_TCK')
-    return (total - idle) / hz, total / hz
+    return (total - idle) / os.sysconf('SC_CLK_TCK')
 
 
 def _own_cpu():
@@ -48,7 +47,7 @@ def _own_cpu():
 class ThreadGovernor:
     """Keeps BLAS's thread count at the number of cores other processes leave free."""
 
-    def __init__(self, read_stat=_read_proc_stat, own_cpu=_own_cpu, clock=time.monotonic, cpus=None):
+    def __init__(self, read_stat=_busy_seconds, own_cpu=_own_cpu, clock=time.monotonic, cpus=None):
         self.read_stat, self.own_cpu, self.clock = read_stat, own_cpu, clock
         self.cpus = cpus or os.cpu_count() or 1
         self.enabled = os.environ.get('REFLIB_ADAPTIVE_THREADS', '1').strip().lower() not in ('0', 'false')
@@ -83,7 +82,7 @@ class ThreadGovernor:
             self._start()
             if not self.enabled:
                 return
-        busy, _ = self.read_stat()
+        busy = self.read_stat()
         own = self.own_cpu()
         last, self._last = self._last, (now, busy, own)
         if last is None or now <= last[0]:

@@ -18,7 +18,7 @@ def test_threads_for(cpus, others, most, expected):
 
 
 class FakeMachine:
-    """A clock, /proc/stat's busy seconds and this process's CPU seconds, advanced by hand."""
+    """A clock, the machine's busy seconds and this process's CPU seconds, advanced by hand."""
 
     def __init__(self):
         self.now, self.busy, self.own = 100.0, 1000.0, 10.0
@@ -32,7 +32,7 @@ class FakeMachine:
 def test_the_governor_follows_the_other_processes(monkeypatch):
     monkeypatch.delenv('REFLIB_ADAPTIVE_THREADS', raising=False)
     m = FakeMachine()
-    gov = ThreadGovernor(read_stat=lambda: (m.busy, 0), own_cpu=lambda: m.own, clock=lambda: m.now, cpus=2)
+    gov = ThreadGovernor(read_stat=lambda: m.busy, own_cpu=lambda: m.own, clock=lambda: m.now, cpus=2)
     limits = []
 
     class Controller:
