@@ -224,13 +224,11 @@ class Executor:
             step.env_train.out = step.env_test.out = outs if any(o is not None for o in outs) else None
             bufs = []
             for k, s in enumerate(step.in_slots):
-                buf = self._grad_array.get(s)
-                # a second occurrence of one slot (x + x) and a gradient that must change
-                # device are computed apart and added in
-                if (buf is None or step.in_slots.index(s) != k or k in step.moves
-                        or buf.dtype != dtypes.get(s) or not plan.carries[s]):
-                    buf = None
-                bufs.append(buf)
+                # (only slots that carry a gradient have an array, of the slot's own dtype;) a
+                # second occurrence of one slot (x + x) and a gradient that must change device
+                # are computed apart and added in
+                first_here = step.in_slots.index(s) == k and k not in step.moves
+                bufs.append(self._grad_array.get(s) if first_here else None)
             step.grad_bufs = bufs if any(b is not None for b in bufs) else None
             stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
                         for k, s in enumerate(step.in_slots)]
