@@ -1,13 +1,15 @@
 # reflib: build the book, run every test.
 #
 #   make book   executes the chapters in place, then builds the HTML book into _build/html
-#   make test   unit tests (tests/) + every chapter under nbval, strict mode
+#   make test   unit tests (tests/) + every chapter under nbval, strict mode + every page of
+#               the built book in headless Chromium (the book is rebuilt first when stale)
 #   make lab    opens the chapters in JupyterLab (installed on first use)
 #
 # All three first make sure of the same set-up, which is idempotent and quick once done:
 # a venv in .venv with requirements.txt installed (redone only when requirements.txt or
 # pyproject.toml changes: the stamp file below records the last install) and graphviz's
-# `dot` on PATH (installed with apt-get only when it is missing).
+# `dot` on PATH (installed with apt-get only when it is missing).  `make test` also needs
+# Debian's chromium for the browser test, installed the same way.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -32,11 +34,12 @@ CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
 APT := $(if $(filter 0,$(shell id -u)),,$(shell command -v sudo)) env DEBIAN_FRONTEND=noninteractive apt-get
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help setup venv dot book test lab bench clean
+.PHONY: help setup venv dot chromium book html test lab bench clean
 
 help:
 	@echo 'make book   execute the chapters and build the HTML book into _build/html'
-	@echo 'make test   unit tests + every chapter notebook under nbval'
+	@echo 'make test   unit tests + every chapter notebook under nbval + the built book in Chromium'
+	@echo 'make html   build the HTML book from the outputs stored in the chapters (no execution)'
 	@echo 'make lab    open the chapters in JupyterLab'
 	@echo 'make bench  Module.fit samples/s, reflib next to MXNet 1.9.1 when /tmp/mxv has it (bench/README.md)'
 	@echo 'make clean  remove the built book and caches (keeps .venv)'
@@ -57,6 +60,14 @@ dot:
 	  echo "graphviz's dot is missing: installing it with apt-get"; \
 	  $(APT) update && $(APT) install -y --no-install-recommends graphviz; \
 	  command -v dot >/dev/null 2>&1 || { echo "apt-get installed graphviz, but dot is not on PATH" >&2; exit 1; }; \
+	fi
+
+# Debian's chromium, driven by playwright (requirements.txt) in tests/test_browser.py
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; else \
+	  echo "chromium is missing (the browser test needs it): installing it with apt-get"; \
+	  $(APT) update && $(APT) install -y --no-install-recommends chromium; \
+	  command -v chromium >/dev/null 2>&1 || { echo "apt-get installed chromium, but it is not on PATH" >&2; exit 1; }; \
 	fi
 
 # The book shows the outputs stored in the notebooks (execute_notebooks: 'off' in _config.yml).
@@ -84,18 +95,40 @@ for path in paths:
 endef
 export EXECUTE_IN_PLACE
 
-# MathJax is served from the book itself (copied from the jupyter-server-mathjax package into
-# _mathjax/mathjax, which the build puts at _static/mathjax), so formulas render with no network
-MATHJAX_SRC = $(shell $(BIN)/python -c "import jupyter_server_mathjax, os; print(os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), 'static'))")
+# MathJax 3 is served from the book itself (copied from the django-static-mathjax package,
+# MathJax's own release files, into _mathjax/mathjax, which the build puts at
+# _static/mathjax), so formulas render with no network.  Only the TeX-to-HTML bundle and the
+# parts it loads on demand are copied, not the seven other prebuilt bundles.
+MATHJAX_SRC = $(shell $(BIN)/python -c "import mathjax, os; print(os.path.join(os.path.dirname(mathjax.__file__), 'static', 'mathjax', 'es5'))")
+MATHJAX_PARTS := tex-chtml.js core.js loader.js startup.js input output ui a11y adaptors sre
+
+# What the HTML book is made from; `make test` rebuilds it when any of these is newer
+# (reflib's sources count: the API reference is made from their docstrings).
+BOOK_SOURCES := _config.yml _toc.yml $(wildcard *.md) $(CHAPTERS) $(wildcard _assets/* _ext/*.py) \
+                $(shell find reflib -name '*.py') requirements.txt
+BOOK_STAMP := _build/html/.reflib-built
+
+define BUILD_HTML
+rm -rf _mathjax && mkdir -p _mathjax/mathjax
+cd "$(MATHJAX_SRC)" && cp -r $(MATHJAX_PARTS) "$(CURDIR)/_mathjax/mathjax/"
+$(BIN)/jupyter-book build --all --warningiserror --keep-going .
+touch $(BOOK_STAMP)
+endef
 
 book: setup
 	$(BIN)/python -c "$$EXECUTE_IN_PLACE" $(CELL_TIMEOUT) $(CHAPTERS)
-	rm -rf _mathjax && mkdir -p _mathjax && cp -r "$(MATHJAX_SRC)" _mathjax/mathjax
-	$(BIN)/jupyter-book build --all --warningiserror --keep-going .
+	$(BUILD_HTML)
 	@echo "book: $(CURDIR)/_build/html/index.html"
 
-test: setup
-	$(BIN)/pytest tests chapters \
+html: setup $(BOOK_STAMP)
+
+$(BOOK_STAMP): $(BOOK_SOURCES) | setup
+	$(BUILD_HTML)
+
+# REFLIB_BROWSER_TEST=1: the browser test fails, rather than skips, when the book or
+# chromium is missing
+test: setup chromium html
+	REFLIB_BROWSER_TEST=1 $(BIN)/pytest tests chapters \
 	  --nbval --nbval-current-env --nbval-cell-timeout=$(CELL_TIMEOUT) \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	  $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile) \
