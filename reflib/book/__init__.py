@@ -1,0 +1,31 @@
+"""Helpers the book's chapters share: printing reflib's source, drawing its structures, and
+looking at its memory and time.
+
+The chapters import them (``from reflib import book``) instead of defining them, as d2l
+does with its package; so can a reader's own notebook.  Each drawing function returns a
+``graphviz.Digraph``, shown on the page with ``book.svg``.  Nothing in reflib itself uses
+this package.
+
+========================  ===================================================================
+``source``                ``excerpt``, ``source_lines``, ``working_directory``
+``drawing``               ``svg``, and the font and colours every picture shares
+``arrays``                ``draw_handles`` (ch. 1), ``draw_executor`` (ch. 4), ``draw_group`` (ch. 7)
+``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6)
+``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10 and 11
+``performance``           ``memory_table``, ``draw_memory_timeline``, ``profile_by_operator`` (ch. 13)
+========================  ===================================================================
+"""
+
+from .arrays import draw_executor, draw_group, draw_handles
+from .diagrams import (data_and_model_parallelism, distributed_job, fit_flowchart, in_place_vs_rebinding,
+                       kvstore_round, module_parameter_copies, module_states)
+from .drawing import svg
+from .graphs import draw_placement, draw_plan, draw_shapes
+from .performance import draw_memory_timeline, memory_table, profile_by_operator
+from .source import excerpt, source_lines, working_directory
+
+__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg',
+           'draw_handles', 'draw_executor', 'draw_group', 'draw_shapes', 'draw_plan', 'draw_placement',
+           'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
+           'kvstore_round', 'distributed_job',
+           'memory_table', 'draw_memory_timeline', 'profile_by_operator']
