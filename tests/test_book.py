@@ -73,6 +73,16 @@ def test_pictures_are_drawn_by_reflib_book(path):
     assert not drawn_here, drawn_here
 
 
+@pytest.mark.parametrize('path', CHAPTERS + glob.glob(os.path.join(os.path.dirname(__file__), '..', 'reflib',
+                                                                  'book', '*.py')), ids=os.path.basename)
+def test_plot_text_is_at_least_7_points(path):
+    # plots are 100-dpi PNGs at the column's width (tests/test_browser.py): 7 pt is 9.7 px
+    with open(path) as f:
+        text = f.read()
+    small = [int(size) for size in re.findall(r"fontsize=['\"]?(\d+)", text) if int(size) < 7]
+    assert not small, small
+
+
 def test_every_reflib_book_drawing_renders():
     import graphviz
     import reflib as mx

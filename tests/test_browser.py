@@ -12,7 +12,8 @@ server on 127.0.0.1 (the book's own files only).  A page passes when
 * it has a title, and a chapter has every output and every picture its notebook stores;
 * every formula was typeset by MathJax (none left as raw TeX);
 * at 400 px nothing widens the page past the screen (code blocks scroll inside themselves);
-* at 1280 px no text in a drawn graph is smaller than 9 px.
+* at 1280 px no text in a drawn graph is smaller than 9 px, and no plot is shrunk so much
+  that its text would be.
 
 A full-page screenshot of each is saved in _build/screenshots/ (NAME-WIDTH.png) to look at.
 """
@@ -35,6 +36,10 @@ REQUIRED = os.environ.get('REFLIB_BROWSER_TEST') == '1'
 WIDTHS = (1280, 400)
 # the smallest text a drawn graph may show at the desktop width
 MIN_FIGURE_TEXT_PX = 9.0
+# A plot is a PNG drawn at 100 dpi with no text under 7 pt (tests/test_book.py checks the
+# chapters' font sizes), i.e. 9.7 px: shown at no less than 93% of its width, its text stays
+# at 9 px or more.  So plots are drawn at the column's width (6.7 inches), not shrunk into it.
+MIN_PLOT_SCALE = 0.93
 
 
 def _missing(why):
@@ -111,7 +116,7 @@ def browser():
 _INSPECT = """async () => {
   const images = [...document.images].map(i => ({
       src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
-      shown: i.clientWidth, inFigure: !!i.closest('figure, .cell_output')}));
+      natural: i.naturalWidth, shown: i.clientWidth, inFigure: !!i.closest('figure, .cell_output')}));
   // sphinx.ext.graphviz embeds its SVG drawings (the landing page's map) as objects
   for (const o of document.querySelectorAll('object[type="image/svg+xml"]'))
     images.push({src: o.getAttribute('data'), loaded: !!(o.contentDocument && o.contentDocument.querySelector('svg')),
@@ -200,6 +205,9 @@ def test_page_in_the_browser(server, browser, name, width):
 
         if width >= 1280:
             for image in seen['images']:
+                if (image['src'] or '').endswith('.png') and image['shown'] < MIN_PLOT_SCALE * image['natural']:
+                    problems.append(f"{image['src']}: a {image['natural']} px wide plot shrunk to "
+                                    f"{image['shown']} px, its text under 9 px")
                 if not (image['src'] or '').endswith('.svg') or not image['shown']:
                     continue
                 svg = page.evaluate('src => fetch(src).then(r => r.text())', image['src'])
