@@ -7,8 +7,8 @@ A plain `pytest tests` skips them when the book or the browser is missing.
 Each page is opened at two widths, a desktop's 1280 px and a phone's 400 px, from a web
 server on 127.0.0.1 (the book's own files only).  A page passes when
 
-* it and everything it asks for (scripts, styles, fonts, MathJax, images) loads, and the
-  browser's console shows no error;
+* it and everything it asks for (scripts, styles, fonts, MathJax, images) loads from the
+  book itself, nothing from the network, and the browser's console shows no error;
 * it has a title, and a chapter has every output and every picture its notebook stores;
 * every formula was typeset by MathJax (none left as raw TeX);
 * at 400 px nothing widens the page past the screen (code blocks scroll inside themselves);
@@ -159,6 +159,10 @@ def open_page(browser, url, width):
     page.on('pageerror', lambda e: problems.append(f'script error: {e}'))
     page.on('requestfailed', lambda r: problems.append(f'failed to load {r.url}'))
     page.on('response', lambda r: r.status >= 400 and problems.append(f'HTTP {r.status} for {r.url}'))
+    # the book is read offline: everything a page needs comes from the book itself
+    own = url[:url.index('/', len('http://')) + 1]
+    page.on('request', lambda r: r.url.startswith((own, 'data:', 'blob:', 'about:')) or problems.append(
+        f'asks the network for {r.url}'))
     response = page.goto(url, wait_until='load')
     if response is None or response.status != 200:
         problems.append(f'HTTP {response.status if response else "no response"} for the page')
