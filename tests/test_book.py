@@ -83,6 +83,17 @@ def test_plot_text_is_at_least_7_points(path):
     assert not small, small
 
 
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_every_chapter_mentioned_in_the_prose_is_a_link(path):
+    # "chapter 7", "chapters 4 and 5": each number links to its chapter
+    unlinked = []
+    for i, text in cells(path, 'markdown'):
+        text = re.sub(r'\[[^\]]*\]\([^)]*\)|`[^`]*`', '', text)       # links and code go
+        text = re.sub(r'^#.*$', '', text, flags=re.M)                   # so do headings
+        unlinked += [(i, m.group(0)) for m in re.finditer(r'\b[Cc]hapters? \d+', text)]
+    assert not unlinked, unlinked
+
+
 def test_every_reflib_book_drawing_renders():
     import graphviz
     import reflib as mx
