@@ -286,6 +286,8 @@ class DataParallelExecutorGroup:
             e.forward(is_train=is_train)
 
     def backward(self, out_grads=None):
+        """Backward on every executor.  ``out_grads`` (head gradients, needed only when an
+        output is not a loss) are whole-batch arrays: each executor gets its rows."""
         if not self.for_training:
             raise MXNetError('backward: this group was bound with for_training=False')
         if out_grads is None:
@@ -301,6 +303,9 @@ class DataParallelExecutorGroup:
             e.backward(out_grads=pieces or None)
 
     def get_outputs(self, merge_multi_context=True, begin=0, end=None):
+        """Outputs ``begin:end`` of the last forward: one whole-batch array per output
+        (the executors' slices concatenated), or with ``merge_multi_context=False`` a list
+        per output of each executor's own array."""
         end = len(self.output_names) if end is None else end
         outputs = [[e.outputs[i] for e in self.execs] for i in range(begin, end)]
         if merge_multi_context:
