@@ -10,7 +10,7 @@ actual value.
 import numpy as np
 
 __all__ = ['MXNetError', 'ShapeError', 'TypeInferError', 'BindError',
-           'ParamError', 'ContextError', 'mx_real_t', 'string_types',
+           'ParamError', 'ContextError', 'GraphFormatError', 'mx_real_t', 'string_types',
            'numeric_types', 'integer_types']
 
 mx_real_t = np.float32
@@ -41,6 +41,10 @@ class BindError(MXNetError, ValueError):
 
 class ContextError(MXNetError, RuntimeError):
     """A device was asked for that this machine cannot provide (e.g. gpu without cupy)."""
+
+
+class GraphFormatError(MXNetError, ValueError):
+    """A symbol JSON document is malformed; the message names the node and what is wrong."""
 
 
 # MXNet's integer type flags, as stored in a Variable's ``__dtype__`` attribute

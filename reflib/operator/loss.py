@@ -118,7 +118,7 @@ class SoftmaxOutput(Operator):
                                doc='what divides the gradient: see the class docstring'),
         'out_grad': Param('bool', False, doc='multiply the gradient by the head gradient '
                                              '(in MXNet 1.9.1: by the output)'),
-        'smooth_alpha': Param('float', 0.0, doc='label smoothing: mass moved off the true class'),
+        'smooth_alpha': Param('float', 0.0, doc='label smoothing: mass moved off the true class', low=0, high=1),
     }
 
     def inputs(self, p):

@@ -23,7 +23,7 @@ class FullyConnected(Operator):
     """
     name = 'FullyConnected'
     params = {
-        'num_hidden': Param('int', doc='number of output units'),
+        'num_hidden': Param('int', doc='number of output units', low=1),
         'no_bias': Param('bool', False, doc='leave out the bias term'),
         'flatten': Param('bool', True, doc='flatten all but the first axis of data'),
     }
@@ -252,13 +252,14 @@ class Convolution(Operator):
     """
     name = 'Convolution'
     params = {
-        'kernel': Param('shape', doc='kernel size: (w,), (h, w) or (d, h, w)'),
-        'stride': Param('shape', (), doc='step between windows; default 1 per axis'),
-        'dilate': Param('shape', (), doc='spacing between kernel taps; default 1 per axis'),
-        'pad': Param('shape', (), doc='zero padding on both sides; default 0 per axis'),
-        'num_filter': Param('int', doc='number of output channels'),
-        'num_group': Param('int', 1, doc='split channels into this many independent groups'),
-        'workspace': Param('int', 1024, doc='scratch-memory limit in MB: a bigger batch is done in pieces'),
+        'kernel': Param('shape', doc='kernel size: (w,), (h, w) or (d, h, w)', low=1),
+        'stride': Param('shape', (), doc='step between windows; default 1 per axis', low=1),
+        'dilate': Param('shape', (), doc='spacing between kernel taps; default 1 per axis', low=1),
+        'pad': Param('shape', (), doc='zero padding on both sides; default 0 per axis', low=0),
+        'num_filter': Param('int', doc='number of output channels', low=1),
+        'num_group': Param('int', 1, doc='split channels into this many independent groups', low=1),
+        'workspace': Param('int', 1024, doc='scratch-memory limit in MB: a bigger batch is done in pieces',
+                           low=0),
         'no_bias': Param('bool', False, doc='leave out the bias term'),
         'cudnn_tune': Param('enum', None, choices=('fastest', 'limited_workspace', 'off'),
                             doc='cuDNN algorithm choice; unused here'),
@@ -490,15 +491,15 @@ class Pooling(Operator):
     """
     name = 'Pooling'
     params = {
-        'kernel': Param('shape', (), doc='window size: (w,), (h, w) or (d, h, w)'),
+        'kernel': Param('shape', (), doc='window size: (w,), (h, w) or (d, h, w)', low=1),
         'pool_type': Param('enum', 'max', choices=('avg', 'lp', 'max', 'sum'), doc='how to pool'),
         'global_pool': Param('bool', False, doc='pool each whole feature map to one value'),
         'cudnn_off': Param('bool', False, doc='unused here'),
         'pooling_convention': Param('enum', 'valid', choices=('full', 'same', 'valid'),
                                     doc="'valid' rounds the window count down, 'full' up"),
-        'stride': Param('shape', (), doc='step between windows; default 1 per axis'),
-        'pad': Param('shape', (), doc='padding on both sides; default 0 per axis'),
-        'p_value': Param('int_or_none', None, doc='p of Lp pooling (1, 2 or 3)'),
+        'stride': Param('shape', (), doc='step between windows; default 1 per axis', low=1),
+        'pad': Param('shape', (), doc='padding on both sides; default 0 per axis', low=0),
+        'p_value': Param('int_or_none', None, doc='p of Lp pooling (1, 2 or 3)', low=1),
         'count_include_pad': Param('bool_or_none', None,
                                    doc='avg only: count padding in the divisor (default True)'),
         'layout': Param('enum', None, choices=('NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC', 'NDHWC'),
@@ -976,7 +977,7 @@ class Dropout(Operator):
     """
     name = 'Dropout'
     params = {
-        'p': Param('float', 0.5, doc='probability of dropping an element'),
+        'p': Param('float', 0.5, doc='probability of dropping an element', low=0, high=1),
         'mode': Param('enum', 'training', choices=('always', 'training'),
                       doc="'training': only while training; 'always': also at inference"),
         'axes': Param('shape', (), doc='axes sharing one random draw'),
@@ -1032,8 +1033,8 @@ class Embedding(Operator):
     """
     name = 'Embedding'
     params = {
-        'input_dim': Param('int', doc='vocabulary size: number of weight rows'),
-        'output_dim': Param('int', doc='length of each embedding vector'),
+        'input_dim': Param('int', doc='vocabulary size: number of weight rows', low=1),
+        'output_dim': Param('int', doc='length of each embedding vector', low=1),
         'dtype': Param('enum', 'float32',
                        choices=('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8'),
                        doc='dtype of weight and output'),

@@ -38,15 +38,24 @@ REQUIRED = _Required()
 
 
 class Param:
-    """One operator parameter: its kind, default and help.
+    """One operator parameter: its kind, default, bounds and help.
 
     kind is one of 'int', 'float', 'bool', 'shape' (a tuple of ints), 'str',
     'enum' (one of ``choices``), 'int_or_none', 'float_or_none', 'shape_or_none'.
-    """
-    __slots__ = ('kind', 'default', 'choices', 'doc')
+    ``low`` and ``high`` bound a number, or every element of a shape, inclusively
+    (MXNet's ``set_lower_bound`` and ``set_range``).
 
-    def __init__(self, kind, default=REQUIRED, choices=None, doc=''):
+    Parsing is one path for a Python value (``mx.sym.FullyConnected(num_hidden=128)``)
+    and for the string a symbol file stores (``"128"``), and as strict as MXNet's: an
+    int is a whole number written as one (``2.7``, ``3.0``, ``True`` and ``1e20`` are
+    refused, as is anything outside int32), and a value outside the bounds is refused
+    with the operator, the parameter and the bound in the message.
+    """
+    __slots__ = ('kind', 'default', 'choices', 'doc', 'low', 'high')
+
+    def __init__(self, kind, default=REQUIRED, choices=None, doc='', low=None, high=None):
         self.kind, self.default, self.choices, self.doc = kind, default, choices, doc
+        self.low, self.high = low, high
 
     @property
     def required(self):
@@ -61,36 +70,84 @@ class Param:
             raise ParamError('%s: parameter %r cannot be None' % (op, name))
         base = kind[:-len('_or_none')] if kind.endswith('_or_none') else kind
         try:
-            if base == 'int':
-                return int(_literal(value)) if isinstance(value, str) else int(value)
-            if base == 'float':
-                return float(value)
-            if base == 'bool':
-                if isinstance(value, str):
-                    low = value.strip().lower()
-                    if low in ('true', '1'):
-                        return True
-                    if low in ('false', '0'):
-                        return False
-                    raise ValueError(value)
-                return bool(value)
-            if base == 'shape':
-                if isinstance(value, str):
-                    value = _literal(value)
-                if isinstance(value, (int, np.integer)):
-                    return (int(value),)
-                return tuple(int(v) for v in value)
-            if base == 'enum':
-                value = str(value)
-                if value not in self.choices:
-                    raise ValueError(value)
-                return value
-            if base == 'str':
-                return str(value)
-        except (ValueError, TypeError, SyntaxError):
-            expected = ('one of %s' % (self.choices,)) if base == 'enum' else base
+            parsed = self._parse_base(base, value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            expected = ('one of %s' % (self.choices,)) if base == 'enum' else _EXPECTED.get(base, base)
             raise ParamError('%s: parameter %r expects %s, got %r' % (op, name, expected, value)) from None
-        raise AssertionError('unknown parameter kind %r' % kind)
+        self._check_bounds(parsed, op, name)
+        return parsed
+
+    def _parse_base(self, base, value):
+        if base == 'int':
+            return _whole_number(value)
+        if base == 'float':
+            if isinstance(value, bool):
+                raise TypeError(value)
+            return float(value)
+        if base == 'bool':
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ('true', '1'):
+                    return True
+                if low in ('false', '0'):
+                    return False
+                raise ValueError(value)
+            if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+                return bool(value)
+            raise TypeError(value)
+        if base == 'shape':
+            if isinstance(value, str):
+                value = _literal(value)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                return (_whole_number(value),)
+            if not isinstance(value, (tuple, list)):
+                raise TypeError(value)
+            return tuple(_whole_number(v) for v in value)
+        if base == 'enum':
+            value = str(value)
+            if value not in self.choices:
+                raise ValueError(value)
+            return value
+        if base == 'str':
+            return str(value)
+        raise AssertionError('unknown parameter kind %r' % base)
+
+    def _check_bounds(self, parsed, op, name):
+        if self.low is None and self.high is None:
+            return
+        values = parsed if isinstance(parsed, tuple) else (parsed,)
+        for v in values:
+            if (self.low is not None and v < self.low) or (self.high is not None and v > self.high):
+                if self.high is None:
+                    bound = 'at least %s' % (self.low,)
+                elif self.low is None:
+                    bound = 'at most %s' % (self.high,)
+                else:
+                    bound = 'in [%s, %s]' % (self.low, self.high)
+                what = ('every element of parameter %r' if isinstance(parsed, tuple) else 'parameter %r') % name
+                raise ParamError('%s: %s must be %s, got %r' % (op, what, bound, parsed))
+
+
+_EXPECTED = {'int': 'a whole number (int32)', 'shape': 'a tuple of whole numbers'}
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
+
+
+def _whole_number(value):
+    """An int from an int, or from a string that is written as one, within int32 (as MXNet)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.lstrip('+-').isdigit():
+            raise ValueError(value)
+        value = int(text)
+    elif isinstance(value, (int, np.integer)):
+        value = int(value)
+    else:
+        raise TypeError(value)
+    if not _INT32[0] <= value <= _INT32[1]:
+        raise ValueError(value)
+    return value
 
 
 def _literal(text):

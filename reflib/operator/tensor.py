@@ -263,7 +263,7 @@ class Reshape(_SameValues):
     name = 'Reshape'
     aliases = ('reshape',)
     params = {
-        'shape': Param('shape', (), doc='the target shape, with codes 0, -1, -2, -3, -4'),
+        'shape': Param('shape', (), doc='the target shape, with codes 0, -1, -2, -3, -4', low=-4),
         'reverse': Param('bool', False, doc='apply the codes right to left'),
         'target_shape': Param('shape', (), doc='deprecated: target shape, one 0 is inferred'),
         'keep_highest': Param('bool', False, doc='deprecated: with target_shape, keep the first input dim'),
@@ -477,7 +477,7 @@ class Concat(Operator):
     aliases = ('concat',)
     key_var_num_args = 'num_args'
     params = {
-        'num_args': Param('int', doc='number of inputs (set from the number of arguments)'),
+        'num_args': Param('int', doc='number of inputs (set from the number of arguments)', low=1),
         'dim': Param('int', 1, doc='the axis to join along (negative counts from the end)'),
     }
 
@@ -562,7 +562,7 @@ class SliceChannel(Operator):
     name = 'SliceChannel'
     aliases = ('split',)
     params = {
-        'num_outputs': Param('int', doc='how many pieces'),
+        'num_outputs': Param('int', doc='how many pieces', low=1),
         'axis': Param('int', 1, doc='the axis to cut (negative counts from the end)'),
         'squeeze_axis': Param('bool', False, doc='drop the cut axis (each piece has size 1 on it)'),
     }

@@ -9,14 +9,13 @@ nodes, until nothing changes.  An inconsistency is reported with the
 operator's name and the input it concerns.
 """
 
-import ast
 import warnings
 
 import numpy as np
 
 from ..base import ShapeError, TypeInferError, BindError, MXNetError, FLAG_TO_DTYPE
 from ..operator.registry import merge_shape, merge_dtype, shape_is_known
-from .symbol import topo_order, split_variables
+from .symbol import parse_shape_attr, topo_order, split_variables
 
 __all__ = ['infer_shape', 'infer_type', 'infer_graph_shapes', 'infer_graph_types']
 
@@ -104,7 +103,7 @@ def infer_graph_shapes(outputs, given):
             # a shape given by the caller wins over the one declared with Variable(shape=...), as in MXNet
             shape = given.get(node.name)
             if shape is None and '__shape__' in node.attrs:
-                shape = ast.literal_eval(node.attrs['__shape__'])
+                shape = parse_shape_attr(node.attrs['__shape__'])
             if shape is not None:
                 entry[(id(node), 0)] = merge_shape(None, tuple(shape), 'variable %r' % node.name)
 
@@ -116,8 +115,13 @@ def infer_graph_shapes(outputs, given):
 def infer_shape(sym, args, kwargs, partial):
     given = _given(sym, args, kwargs, 'infer_shape')
     for name, shape in given.items():
-        if not isinstance(shape, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in shape):
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
             raise ShapeError('infer_shape: shape of %r must be a tuple of ints, got %r' % (name, shape))
+        if any(d < 0 for d in shape):
+            # MXNet 1.9.1 errors on (4, -3) and quietly gives up on (-1, 5); both are refused here
+            raise ShapeError('infer_shape: shape of %r has a negative dimension: %r (0 means unknown)'
+                             % (name, tuple(shape)))
     nodes, entry = infer_graph_shapes(sym._outputs, given)
     arg_nodes, aux_nodes = split_variables(nodes)
     arg_shapes = [entry.get((id(n), 0)) for n in arg_nodes]

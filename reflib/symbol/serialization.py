@@ -17,9 +17,9 @@ stores them, and parsed again on load.  Files from MXNet 0.x (``"param"`` and
 
 import json
 
-from ..base import MXNetError
+from ..base import GraphFormatError, MXNetError
 from .. import operator as _ops
-from .symbol import Node, Symbol, topo_order
+from .symbol import Node, Symbol, _check_param_names, check_variable_attrs, missing_input, topo_order
 
 __all__ = ['to_json', 'load_json', 'load']
 
@@ -59,34 +59,156 @@ def to_json(sym):
     return json.dumps(graph, indent=2)
 
 
-def load_json(json_str):
-    """A Symbol from JSON text written by MXNet or reflib."""
+def _expect(condition, where, message, *args):
+    if not condition:
+        raise GraphFormatError('load_json: %s%s' % (where, message % args if args else message))
+
+
+def _is_index(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _entry(raw, where, what):
+    """An input or head reference: ``[node, output]`` or ``[node, output, version]``."""
+    _expect(isinstance(raw, list) and len(raw) in (2, 3) and all(_is_index(v) for v in raw), where,
+            '%s must be [node index, output index] or [node, output, version] of integers, got %r', what, raw)
+    return raw[0], raw[1]
+
+
+def _parse_document(text):
     try:
-        graph = json.loads(json_str)
-        raw_nodes, raw_heads = graph['nodes'], graph['heads']
-    except (ValueError, KeyError, TypeError) as err:
-        raise MXNetError('load_json: not a symbol JSON document (%s)' % err) from None
-    nodes = []
-    for k, raw in enumerate(raw_nodes):
-        attrs = {}
-        for key in ('param', 'attr', 'attrs'):  # 0.x files split params and attrs
-            attrs.update(raw.get(key) or {})
-        op_name = raw.get('op', 'null')
+        graph = json.loads(text)
+    except RecursionError:
+        raise GraphFormatError('load_json: the JSON is nested too deeply to be a symbol') from None
+    except ValueError as err:
+        raise GraphFormatError('load_json: not valid JSON (%s)' % err) from None
+    _expect(isinstance(graph, dict), '', 'a symbol file is a JSON object, got %s', type(graph).__name__)
+    for key in ('nodes', 'heads'):
+        _expect(key in graph, '', 'no %r list: not a symbol JSON document', key)
+        _expect(isinstance(graph[key], list), '', '%r must be a list, got %s', key, type(graph[key]).__name__)
+    _expect(graph['nodes'], '', 'the graph has no nodes')
+    return graph
+
+
+def _make_node(k, raw):
+    """Node ``k`` with its operator and parsed parameters; inputs are linked later."""
+    where = 'node %d: ' % k
+    _expect(isinstance(raw, dict), where, 'a node is a JSON object, got %r', raw)
+    name, op_name = raw.get('name'), raw.get('op')
+    _expect(isinstance(name, str), where, '"name" must be a string, got %r', name)
+    where = 'node %d (%r): ' % (k, name)
+    _expect(isinstance(op_name, str), where, '"op" must be a string ("null" for a variable), got %r', op_name)
+    attrs = {}
+    for key in ('param', 'attr', 'attrs'):  # 0.x files split params and attrs
+        part = raw.get(key) or {}
+        _expect(isinstance(part, dict), where, '%r must be an object of strings, got %r', key, part)
+        for attr, value in part.items():
+            _expect(isinstance(value, str), where, 'attribute %r must be a string, as MXNet writes it, got %r',
+                    attr, value)
+        attrs.update(part)
+    op = None
+    if op_name != 'null':
         try:
-            op = None if op_name == 'null' else _ops.get(op_name)
+            op = _ops.get(op_name)
         except MXNetError:
-            raise MXNetError('load_json: node %d (%r) uses operator %r, which reflib does not implement'
-                             % (k, raw.get('name'), op_name)) from None
-        node = Node(op, raw['name'], attrs)
-        for ref in raw.get('inputs', []):
-            if ref[0] >= k:
-                raise MXNetError('load_json: node %r refers to a later node %d' % (raw['name'], ref[0]))
-            node.inputs.append((nodes[ref[0]], ref[1]))
-        nodes.append(node)
-    return Symbol([(nodes[h[0]], h[1]) for h in raw_heads])
+            raise GraphFormatError('load_json: %suses operator %r, which reflib does not implement'
+                                   % (where, op_name)) from None
+    try:
+        if op is None:
+            check_variable_attrs(name, attrs)
+        else:
+            _check_param_names(op, name, attrs)
+        return Node(op, name, attrs)
+    except MXNetError as err:
+        raise type(err)('load_json: node %d: %s' % (k, err)) from None
+
+
+def _link_inputs(k, node, raw, nodes):
+    where = 'node %d (%r, %s): ' % (k, node.name, 'variable' if node.op is None else node.op.name)
+    refs = raw.get('inputs', [])
+    _expect(isinstance(refs, list), where, '"inputs" must be a list, got %r', refs)
+    if node.op is None:
+        _expect(not refs, where, 'a variable has no inputs, got %d', len(refs))
+        return
+    names = node.input_names()
+    _expect(len(refs) <= len(names), where, '%d inputs, but %s takes %d: %s', len(refs), node.op.name,
+            len(names), ', '.join(names))
+    for pos, ref in enumerate(refs):
+        src, index = _entry(ref, where, 'input %d (%s)' % (pos, names[pos]))
+        _expect(0 <= src < len(nodes), where, 'input %d (%s) refers to node %d; the graph has nodes 0 to %d',
+                pos, names[pos], src, len(nodes) - 1)
+        source = nodes[src]
+        _expect(0 <= index < source.num_outputs(), where, 'input %d (%s) reads output %d of node %d (%r), '
+                'which has %d', pos, names[pos], index, src, source.name, source.num_outputs())
+        if pos >= node.num_args():
+            _expect(source.op is None, where, 'input %d (%s) is an auxiliary state and must be a variable, '
+                    'got the output of node %d (%r)', pos, names[pos], src, source.name)
+        node.inputs.append((source, index))
+    # like MXNet, an input the file leaves out becomes a new variable (<node>_<input>)
+    for pos in range(len(refs), len(names)):
+        node.inputs.append((missing_input(node, pos), 0))
+
+
+def _check_acyclic(nodes):
+    """reflib is stricter than MXNet here: a cycle is refused at load, not left to hang later."""
+    state = {}                                      # id -> 1 on the path, 2 done
+    for start in nodes:
+        if state.get(id(start)):
+            continue
+        stack = [(start, iter(start.inputs))]
+        state[id(start)] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[id(node)] = 2
+                stack.pop()
+                continue
+            child = child[0]
+            if state.get(id(child)) == 1:
+                raise GraphFormatError('load_json: node %r is its own input through a cycle of %d nodes'
+                                       % (child.name, len(stack) - [id(n) for n, _ in stack].index(id(child))))
+            if not state.get(id(child)):
+                state[id(child)] = 1
+                stack.append((child, iter(child.inputs)))
+
+
+def load_json(json_str):
+    """A Symbol from JSON text written by MXNet or reflib.
+
+    Every malformed document raises :class:`~reflib.base.GraphFormatError` (or a
+    :class:`~reflib.base.ParamError` for a bad operator parameter) naming the node, by index
+    and name, and what is wrong with it.  Nodes may come in any order, as in MXNet; an
+    operator input the file leaves out becomes a new variable, as in MXNet.  reflib is
+    stricter than MXNet 1.9.1 where MXNet would build a graph that fails or crashes later:
+    more inputs than the operator takes, an output index the source node does not have, a
+    variable with inputs, an auxiliary state that is not a variable, and a cycle are all
+    refused here.
+    """
+    if isinstance(json_str, bytes):
+        try:
+            json_str = json_str.decode('utf-8')
+        except UnicodeDecodeError as err:
+            raise GraphFormatError('load_json: the file is not UTF-8 text (%s)' % err) from None
+    graph = _parse_document(json_str)
+    raw_nodes = graph['nodes']
+    nodes = [_make_node(k, raw) for k, raw in enumerate(raw_nodes)]
+    for k, (node, raw) in enumerate(zip(nodes, raw_nodes)):
+        _link_inputs(k, node, raw, nodes)
+    heads = []
+    for h, ref in enumerate(graph['heads']):
+        src, index = _entry(ref, '', 'head %d' % h)
+        _expect(0 <= src < len(nodes), '', 'head %d refers to node %d; the graph has nodes 0 to %d', h, src,
+                len(nodes) - 1)
+        _expect(0 <= index < nodes[src].num_outputs(), '', 'head %d reads output %d of node %d (%r), which has %d',
+                h, index, src, nodes[src].name, nodes[src].num_outputs())
+        heads.append((nodes[src], index))
+    _expect(heads, '', 'the graph has no heads (outputs)')
+    _check_acyclic(nodes)
+    return Symbol(heads)
 
 
 def load(fname):
-    """A Symbol from a ``*-symbol.json`` file."""
-    with open(fname, 'r') as f:
+    """A Symbol from a ``*-symbol.json`` file (see :func:`load_json` for what is checked)."""
+    with open(fname, 'rb') as f:
         return load_json(f.read())

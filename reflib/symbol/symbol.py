@@ -19,7 +19,7 @@ import json
 
 import numpy as np
 
-from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, numeric_types
+from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, numeric_types
 from .. import operator as _ops
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
 from .naming import NameManager
@@ -41,6 +41,50 @@ def _check_param_names(op, node_name, attrs):
         if key not in op.params and not (key.startswith('__') and key.endswith('__')):
             raise ParamError('%s %r: unknown parameter %r; known parameters: %s'
                              % (op.name, node_name, key, ', '.join(sorted(op.params)) or '(none)'))
+
+
+def parse_shape_attr(text):
+    """The shape a ``__shape__`` attribute holds (``"(2, 3)"`` or ``"[2, 3]"``), or None if it
+    holds none: a tuple of whole numbers, 0 meaning unknown."""
+    import ast
+    try:
+        shape = ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        return None
+    return tuple(shape)
+
+
+def check_variable_attrs(name, attrs):
+    """Refuse a variable whose hidden attributes cannot be read back by inference, the
+    optimizer or the initializer, naming the attribute: the same check for ``Variable(...)``
+    and for a variable loaded from JSON, so that a bad value fails here and not later."""
+    def bad(key, what):
+        raise ParamError('variable %r: attribute %s=%r is not %s' % (name, key, attrs[key], what))
+    if '__shape__' in attrs and parse_shape_attr(attrs['__shape__']) is None:
+        bad('__shape__', 'a shape (a tuple of whole numbers >= 0, 0 meaning unknown)')
+    if '__dtype__' in attrs:
+        try:
+            if int(attrs['__dtype__']) not in FLAG_TO_DTYPE:
+                raise ValueError
+        except (ValueError, TypeError):
+            bad('__dtype__', "one of MXNet's type flags %s" % sorted(FLAG_TO_DTYPE))
+    for key in ('__lr_mult__', '__wd_mult__'):
+        if key in attrs:
+            try:
+                float(attrs[key])
+            except (ValueError, TypeError):
+                bad(key, 'a number')
+    if attrs.get('__init__'):
+        from .. import initializer
+        try:
+            initializer.create(attrs['__init__'])
+        except (MXNetError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            bad('__init__', 'an initializer (a name, or the JSON that Initializer.dumps writes)')
 
 
 class Node:
@@ -449,6 +493,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
             raise ParamError('Variable %r: attribute %r is not supported; extra attributes must '
                              'start and end with double underscores' % (name, key))
         attrs[key] = str(value)
+    check_variable_attrs(name, attrs)
     return Symbol([(Node(None, name, attrs), 0)])
 
 
@@ -469,6 +514,18 @@ def _param_string(value):
     if isinstance(value, type) or isinstance(value, np.dtype):
         return np.dtype(value).name
     return str(value)
+
+
+def missing_input(node, pos, aux_init=None):
+    """The variable MXNet creates for input ``pos`` of ``node`` when nobody gave one: named
+    ``<node name>_<input name>``, carrying the node's attributes; an auxiliary state also
+    gets its initializer (BatchNorm's moving variance starts at one)."""
+    in_name = node.input_names()[pos]
+    aux_init = node.op.aux_init(node.params) if aux_init is None else aux_init
+    var_attrs = dict(node.attrs)
+    if pos >= node.num_args() and in_name in aux_init:
+        var_attrs['__init__'] = json.dumps([aux_init[in_name], {}])
+    return Node(None, '%s_%s' % (node.name, in_name), var_attrs)
 
 
 def invoke(op_name, *args, **kwargs):
@@ -505,7 +562,6 @@ def invoke(op_name, *args, **kwargs):
     node = Node(op, node_name, attrs)
 
     input_names = node.input_names()
-    n_args = node.num_args()
     if len(args) > len(input_names):
         raise BindError('%s %r takes %d inputs (%s), got %d positional symbols'
                         % (op.name, node_name, len(input_names), ', '.join(input_names), len(args)))
@@ -522,10 +578,7 @@ def invoke(op_name, *args, **kwargs):
         elif in_name in sym_kwargs:
             sym = sym_kwargs[in_name]
         else:
-            var_attrs = dict(attrs)
-            if pos >= n_args and in_name in aux_init:
-                var_attrs['__init__'] = json.dumps([aux_init[in_name], {}])
-            sym = Symbol([(Node(None, '%s_%s' % (node_name, in_name), var_attrs), 0)])
+            sym = Symbol([(missing_input(node, pos, aux_init), 0)])
         if len(sym._outputs) != 1:
             raise BindError('%s %r: input %r must be a single-output symbol, got a group of %d'
                             % (op.name, node_name, in_name, len(sym._outputs)))

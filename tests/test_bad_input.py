@@ -1,0 +1,179 @@
+"""Bad input gets a clear MXNetError that names the culprit: regression tests for the misuse
+cases a hostile reader found (one group per kind of input).  Where reflib is stricter than
+MXNet 1.9.1, the test says so."""
+
+import copy
+import json
+import os
+
+import numpy as np
+import pytest
+
+import reflib as mx
+from reflib.base import GraphFormatError, MXNetError, ParamError, ShapeError
+
+GOLDEN = os.path.join(os.path.dirname(__file__), 'golden')
+
+
+def fc_graph(inputs, attrs=None, op='FullyConnected', name='fc'):
+    """data, fc_weight, fc_bias, extra, then one operator node reading ``inputs``."""
+    nodes = [{'op': 'null', 'name': n, 'inputs': []} for n in ('data', 'fc_weight', 'fc_bias', 'extra')]
+    nodes.append({'op': op, 'name': name, 'attrs': attrs or {'num_hidden': '3'}, 'inputs': inputs})
+    return {'nodes': nodes, 'arg_nodes': [0, 1, 2, 3], 'heads': [[4, 0, 0]]}
+
+
+FULL = [[0, 0, 0], [1, 0, 0], [2, 0, 0]]
+
+
+# ---------------------------------------------------------------------------- 1. symbol JSON
+
+
+def test_a_well_formed_graph_loads():
+    sym = mx.sym.load_json(json.dumps(fc_graph(FULL)))
+    assert sym.list_arguments() == ['data', 'fc_weight', 'fc_bias']
+    assert sym.infer_shape(data=(2, 5))[1] == [(2, 3)]
+
+
+def test_a_missing_trailing_input_becomes_a_variable_as_in_mxnet():
+    # MXNet 1.9.1 creates fc_bias (with the node's attributes); it does not drop the bias
+    sym = mx.sym.load_json(json.dumps(fc_graph(FULL[:2], {'num_hidden': '3', '__lr_mult__': '2'})))
+    assert sym.list_arguments() == ['data', 'fc_weight', 'fc_bias']
+    assert sym.attr_dict()['fc_bias']['__lr_mult__'] == '2'
+
+
+def test_a_batchnorm_without_its_states_gets_them_as_auxiliary_variables():
+    graph = {'nodes': [{'op': 'null', 'name': 'data', 'inputs': []},
+                       {'op': 'BatchNorm', 'name': 'bn', 'inputs': [[0, 0, 0]]}],
+             'arg_nodes': [0], 'heads': [[1, 0, 0]]}
+    sym = mx.sym.load_json(json.dumps(graph))
+    assert sym.list_arguments() == ['data', 'bn_gamma', 'bn_beta']
+    assert sym.list_auxiliary_states() == ['bn_moving_mean', 'bn_moving_var']
+
+
+def test_nodes_may_come_in_any_order_as_in_mxnet():
+    graph = {'nodes': [{'op': 'FullyConnected', 'name': 'fc', 'attrs': {'num_hidden': '3', 'no_bias': 'True'},
+                        'inputs': [[1, 0, 0], [2, 0, 0]]},
+                       {'op': 'null', 'name': 'data', 'inputs': []}, {'op': 'null', 'name': 'w', 'inputs': []}],
+             'arg_nodes': [1, 2], 'heads': [[0, 0, 0]]}
+    assert mx.sym.load_json(json.dumps(graph)).list_arguments() == ['data', 'w']
+
+
+@pytest.mark.parametrize('graph, message', [
+    # MXNet 1.9.1 loads the first three and fails (or crashes) only later: reflib is stricter
+    (fc_graph(FULL + [[3, 0, 0]]), r"node 4 \('fc', FullyConnected\): 4 inputs, but FullyConnected takes 3"),
+    (fc_graph([[0, 1, 0]] + FULL[1:]), r"input 0 \(data\) reads output 1 of node 0 \('data'\), which has 1"),
+    (dict(fc_graph(FULL), heads=[[4, 1, 0]]), r"head 0 reads output 1 of node 4 \('fc'\), which has 1"),
+    (fc_graph([[-1, 0, 0]] + FULL[1:]), r'input 0 \(data\) refers to node -1'),
+    (fc_graph(FULL, op=None), r"""node 4 \('fc'\): "op" must be a string"""),
+    (fc_graph(FULL, name=None), r'node 4: "name" must be a string, got None'),
+    (fc_graph(FULL, {'num_hidden': 3}), r"attribute 'num_hidden' must be a string"),
+    (fc_graph(FULL, {'num_hidden': '3', 'bogus': '1'}), r"node 4: FullyConnected 'fc': unknown parameter 'bogus'"),
+    (fc_graph(FULL, {'num_hidden': '2.7'}), r"node 4: .*'num_hidden' expects a whole number"),
+    (fc_graph(FULL, {'num_hidden': '0'}), r"node 4: .*'num_hidden' must be at least 1, got 0"),
+    (fc_graph([[0, 0], [1, 0], 'x']), r"input 2 \(bias\) must be \[node index, output index\]"),
+    (dict(fc_graph(FULL), heads=[[9, 0, 0]]), r'head 0 refers to node 9; the graph has nodes 0 to 4'),
+    (dict(fc_graph(FULL), heads=[]), r'no heads'),
+    ({'nodes': []}, r"no 'heads' list"),
+    ({'nodes': [], 'heads': []}, r'no nodes'),
+    ({'nodes': [{'op': 'null', 'name': 'a', 'inputs': []}, {'op': 'null', 'name': 'b', 'inputs': [[0, 0, 0]]}],
+      'heads': [[1, 0, 0]]}, r"node 1 \('b', variable\): a variable has no inputs"),
+    ({'nodes': [{'op': 'null', 'name': 'a', 'attrs': {'__shape__': 'garbage'}, 'inputs': []}],
+      'heads': [[0, 0, 0]]}, r"variable 'a': attribute __shape__='garbage' is not a shape"),
+    ({'nodes': [{'op': 'null', 'name': 'a', 'attrs': {'__dtype__': '99'}, 'inputs': []}],
+      'heads': [[0, 0, 0]]}, r"variable 'a': attribute __dtype__='99'"),
+    ({'nodes': [{'op': 'null', 'name': 'a', 'attrs': {'__init__': '[1, 2, 3]'}, 'inputs': []}],
+      'heads': [[0, 0, 0]]}, r"variable 'a': attribute __init__='\[1, 2, 3\]' is not an initializer"),
+    ({'nodes': [{'op': 'Nope', 'name': 'n', 'inputs': []}], 'heads': [[0, 0, 0]]},
+     r"node 0 \('n'\): uses operator 'Nope', which reflib does not implement"),
+])
+def test_a_malformed_graph_is_refused_naming_the_node(graph, message):
+    with pytest.raises(MXNetError, match=message):
+        mx.sym.load_json(json.dumps(graph))
+
+
+def test_an_auxiliary_state_must_be_a_variable():
+    graph = {'nodes': [{'op': 'null', 'name': 'data', 'inputs': []},
+                       {'op': 'Activation', 'name': 'act', 'attrs': {'act_type': 'relu'}, 'inputs': [[0, 0, 0]]},
+                       {'op': 'BatchNorm', 'name': 'bn', 'inputs': [[0, 0, 0]] * 3 + [[1, 0, 0]] * 2}],
+             'heads': [[2, 0, 0]]}
+    with pytest.raises(GraphFormatError, match=r'input 3 \(moving_mean\) is an auxiliary state and must be a '
+                                               r'variable'):
+        mx.sym.load_json(json.dumps(graph))
+
+
+def test_a_cycle_is_refused_at_load():
+    # stricter than MXNet, which accepts the file and hangs or crashes when the graph is used
+    graph = {'nodes': [{'op': 'Activation', 'name': 'a', 'attrs': {'act_type': 'relu'}, 'inputs': [[1, 0, 0]]},
+                       {'op': 'Activation', 'name': 'b', 'attrs': {'act_type': 'relu'}, 'inputs': [[0, 0, 0]]}],
+             'heads': [[1, 0, 0]]}
+    with pytest.raises(GraphFormatError, match='cycle'):
+        mx.sym.load_json(json.dumps(graph))
+
+
+@pytest.mark.parametrize('data, message', [
+    (b'\xff\xfe{', 'not UTF-8'),
+    ('{"nodes": [', 'not valid JSON'),
+    ('[1, 2]', 'a symbol file is a JSON object, got list'),
+    ('[' * 50000 + ']' * 50000, 'nested too deeply|a symbol file is a JSON object'),
+])
+def test_text_that_is_not_a_symbol_is_refused(data, message):
+    with pytest.raises(GraphFormatError, match=message):
+        mx.sym.load_json(data)
+
+
+def test_sym_load_reads_bytes_and_refuses_binary_files(tmp_path):
+    path = tmp_path / 'net-symbol.json'
+    path.write_bytes(b'\x00\x01\x02\xff')
+    with pytest.raises(GraphFormatError):
+        mx.sym.load(str(path))
+
+
+# ---------------------------------------------------------------------------- 3. operator parameters
+
+
+@pytest.mark.parametrize('op, kwargs, message', [
+    ('FullyConnected', {'num_hidden': 0}, "'num_hidden' must be at least 1, got 0"),
+    ('FullyConnected', {'num_hidden': -1}, "'num_hidden' must be at least 1, got -1"),
+    ('FullyConnected', {'num_hidden': 2.7}, "'num_hidden' expects a whole number"),
+    ('FullyConnected', {'num_hidden': '2.7'}, "'num_hidden' expects a whole number"),
+    ('FullyConnected', {'num_hidden': 3.0}, "'num_hidden' expects a whole number"),   # as MXNet
+    ('FullyConnected', {'num_hidden': True}, "'num_hidden' expects a whole number"),  # as MXNet
+    ('FullyConnected', {'num_hidden': 2 ** 40}, "'num_hidden' expects a whole number \\(int32\\)"),
+    ('Dropout', {'p': 1.5}, r"'p' must be in \[0, 1\], got 1.5"),
+    ('Dropout', {'p': -0.1}, r"'p' must be in \[0, 1\], got -0.1"),
+    ('Convolution', {'num_filter': 0, 'kernel': (3, 3)}, "'num_filter' must be at least 1"),
+    ('Convolution', {'num_filter': 2, 'kernel': (0, 3)}, "every element of parameter 'kernel' must be at least 1"),
+    ('Convolution', {'num_filter': 2, 'kernel': (3, 3), 'num_group': 0}, "'num_group' must be at least 1"),
+    ('Convolution', {'num_filter': 2, 'kernel': (3, 3), 'stride': (0, 1)}, "'stride' must be at least 1"),
+    ('Convolution', {'num_filter': 2, 'kernel': (3, 3), 'pad': (-1, 0)}, "'pad' must be at least 0"),
+    ('Pooling', {'kernel': (0, 2)}, "'kernel' must be at least 1"),
+    ('SliceChannel', {'num_outputs': 0}, "'num_outputs' must be at least 1"),
+    ('Embedding', {'input_dim': 0, 'output_dim': 3}, "'input_dim' must be at least 1"),
+    ('SoftmaxOutput', {'smooth_alpha': 1.5}, r"'smooth_alpha' must be in \[0, 1\]"),
+    ('Reshape', {'shape': (0, -5)}, "every element of parameter 'shape' must be at least -4"),
+])
+def test_an_out_of_range_parameter_is_refused_naming_operator_node_and_parameter(op, kwargs, message):
+    with pytest.raises(ParamError, match=message) as info:
+        getattr(mx.sym, op)(mx.sym.Variable('data'), name='the_node', **kwargs)
+    assert "'the_node'" in str(info.value) and op in str(info.value)
+
+
+def test_boundary_values_are_accepted():
+    data = mx.sym.Variable('data')
+    mx.sym.Dropout(data, p=0.0)
+    mx.sym.Dropout(data, p=1.0)
+    mx.sym.FullyConnected(data, num_hidden=np.int64(1))
+    mx.sym.FullyConnected(data, num_hidden='7')
+    mx.sym.Reshape(data, shape=(0, -4, 2, -1))
+
+
+@pytest.mark.parametrize('shape', [(4, -3), (-1, 5), (4, True)])
+def test_infer_shape_refuses_a_negative_or_non_integer_dimension(shape):
+    net = mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=3)
+    with pytest.raises(ShapeError, match="shape of 'data'"):
+        net.infer_shape(data=shape)
+
+
+def test_a_variable_with_an_unreadable_shape_is_refused_when_made():
+    with pytest.raises(ParamError, match="variable 'x': attribute __shape__"):
+        mx.sym.Variable('x', shape=(2, -1))
