@@ -6,8 +6,9 @@ A checkpoint of ``prefix`` at epoch 3 is
 * ``prefix-0003.params``   ``arg:NAME`` and ``aux:NAME`` arrays (MXNet's binary format),
 * ``prefix-0003.states``   optimizer state, when asked for (Module.save_checkpoint).
 
-Every file is written to a temporary name and renamed into place, so a crash
-while saving leaves the previous checkpoint intact.
+The files are saved as one set (see reflib/checkpoint.py): a crash at any moment
+leaves the previous checkpoint or the new one, whole, and loading refuses a set whose
+files come from different saves.
 """
 
 import logging
@@ -15,6 +16,7 @@ import os
 from collections import namedtuple
 
 from .base import MXNetError
+from . import checkpoint
 from . import ndarray as nd
 from . import symbol as sym
 from .context import cpu
@@ -24,22 +26,34 @@ __all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params',
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 
 
-def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
-    """Write ``prefix-symbol.json`` (if symbol is given) and ``prefix-%04d.params``."""
-    if symbol is not None:
-        symbol.save('%s-symbol.json' % prefix)
+def params_bytes(arg_params, aux_params):
+    """The ``.params`` file's bytes: ``arg:NAME`` and ``aux:NAME`` arrays, on the cpu."""
     save_dict = {('arg:%s' % k): v.as_in_context(cpu()) for k, v in arg_params.items()}
     save_dict.update({('aux:%s' % k): v.as_in_context(cpu()) for k, v in aux_params.items()})
+    return nd.serialize.save_to_bytes(save_dict)
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True, states=None):
+    """Write ``prefix-symbol.json`` (if symbol is given), ``prefix-%04d.params`` and, given
+    ``states`` (the optimizer's state bytes), ``prefix-%04d.states``, as one set."""
+    contents = {}
+    if symbol is not None:
+        contents['%s-symbol.json' % prefix] = symbol.tojson().encode('utf-8')
     param_name = '%s-%04d.params' % (prefix, epoch)
-    nd.save(param_name, save_dict)
+    contents[param_name] = params_bytes(arg_params, aux_params)
+    if states is not None:
+        contents['%s-%04d.states' % (prefix, epoch)] = states
+    checkpoint.save_files(prefix, epoch, contents)
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
 def load_params(prefix, epoch):
     """(arg_params, aux_params) from ``prefix-%04d.params``."""
     fname = '%s-%04d.params' % (prefix, epoch)
+    checkpoint.recover(prefix, epoch)
     if not os.path.exists(fname):
         raise MXNetError('load_params: no parameter file %s (prefix %r, epoch %d)' % (fname, prefix, epoch))
+    checkpoint.verify(prefix, epoch, [fname])
     return split_params(nd.load(fname), fname)
 
 
@@ -62,8 +76,10 @@ def split_params(loaded, fname):
 def load_checkpoint(prefix, epoch):
     """(symbol, arg_params, aux_params) saved by save_checkpoint / Module.save_checkpoint."""
     fname = '%s-symbol.json' % prefix
+    checkpoint.recover(prefix, epoch)
     if not os.path.exists(fname):
         raise MXNetError('load_checkpoint: no symbol file %s' % fname)
+    checkpoint.verify(prefix, epoch, [], shared=[fname])
     symbol = sym.load(fname)
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params

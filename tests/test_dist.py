@@ -265,7 +265,7 @@ def test_only_worker_0_checkpoints_and_log_lines_carry_the_rank(monkeypatch, tmp
     sym = mx.sym.Variable('x') * 2
     callback.do_checkpoint(str(tmp_path / 'w1'))(0, sym, {}, {})
     callback.do_checkpoint(str(tmp_path / 'all'), all_workers=True)(0, sym, {}, {})
-    assert sorted(os.listdir(tmp_path)) == ['all-0001.params', 'all-symbol.json']
+    assert sorted(os.listdir(tmp_path)) == ['all-0001.checkpoint', 'all-0001.params', 'all-symbol.json']
     import reflib.kvstore.dist as dist
     monkeypatch.setattr(dist, 'worker_rank', lambda: (1, 2))
     assert dist.node_prefix() == 'Node[1] '

@@ -14,6 +14,8 @@ atomically and read back with clear errors.
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 import shutil
 
 import numpy as np
@@ -435,11 +437,14 @@ def test_kvstore_misuse():
 
 
 # ---------------------------------------------------------------- checkpoints
-def _checkpoint(tmp_path, epoch=1):
-    """A trained module's checkpoint (symbol, params, states) under tmp_path/net."""
+def _checkpoint(tmp_path, epoch=1, manifest=True):
+    """A trained module's checkpoint (symbol, params, states) under tmp_path/net; without
+    ``manifest`` it is as MXNet writes it, with no record of which save wrote which file."""
     mod = _trained()
     prefix = str(tmp_path / 'net')
     mod.save_checkpoint(prefix, epoch, save_optimizer_states=True)
+    if not manifest:
+        os.unlink('%s-%04d.checkpoint' % (prefix, epoch))
     return mod, prefix
 
 
@@ -449,7 +454,8 @@ def _snapshot(tmp_path):
 
 def test_checkpoint_round_trip(tmp_path):
     mod, prefix = _checkpoint(tmp_path)
-    assert sorted(os.listdir(str(tmp_path))) == ['net-0001.params', 'net-0001.states', 'net-symbol.json']
+    assert sorted(os.listdir(str(tmp_path))) == ['net-0001.checkpoint', 'net-0001.params', 'net-0001.states',
+                                                 'net-symbol.json']
     sym, arg, aux = mx.model.load_checkpoint(prefix, 1)
     assert sym.list_arguments() == mod.symbol.list_arguments()
     for k, v in mod.get_params()[0].items():
@@ -460,10 +466,12 @@ def test_checkpoint_round_trip(tmp_path):
     assert set(loaded._updater.states) == set(mod._updater.states)
 
 
-@pytest.mark.parametrize('failing_call', [1, 2, 3])
+@pytest.mark.parametrize('failing_call', [1, 2, 3, 4, 5])
 @pytest.mark.parametrize('error', [OSError('disk full'), KeyboardInterrupt()])
-def test_save_checkpoint_is_atomic_when_a_rename_fails(tmp_path, monkeypatch, failing_call, error):
-    """A crash at the 1st/2nd/3rd rename (symbol, params, states): the old files stay whole."""
+def test_save_checkpoint_leaves_one_whole_set_when_a_rename_fails(tmp_path, monkeypatch, failing_call, error):
+    """The renames of a save: 1 the journal (the commit point), 2-4 the symbol, params and
+    states, 5 the manifest.  Failing at 1 leaves the old set; failing later leaves the
+    journal, and the next load finishes the save: the new set, whole, and no stray files."""
     _, prefix = _checkpoint(tmp_path)
     before = _snapshot(tmp_path)
     mod = _trained()
@@ -479,38 +487,95 @@ def test_save_checkpoint_is_atomic_when_a_rename_fails(tmp_path, monkeypatch, fa
         return real_replace(src, dst)
 
     monkeypatch.setattr(os, 'replace', replace)
-    with pytest.raises((MXNetError, OSError, KeyboardInterrupt)):
+    with pytest.raises((MXNetError, KeyboardInterrupt)):
         mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
     monkeypatch.undo()
+    loaded = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)     # finishes the save if committed
     after = _snapshot(tmp_path)
-    assert sorted(after) == sorted(before), 'temporary files left behind: %s' % (set(after) - set(before))
-    # the symbol is the same graph either way; the file whose rename failed, and every file
-    # after it, is the old one, whole (each file is replaced atomically, one after the other)
-    if failing_call <= 2:
-        assert after['net-0001.params'] == before['net-0001.params']
+    assert sorted(after) == sorted(before), 'files left behind: %s' % (set(after) ^ set(before))
+    if failing_call == 1:
+        assert after == before
     else:
-        assert after['net-0001.params'] != before['net-0001.params']    # the new one went in
-    assert after['net-0001.states'] == before['net-0001.states']
-    _, arg1, _ = mx.model.load_checkpoint(prefix, 1)
-    assert set(arg1) == set(arg)
+        assert after['net-0001.params'] != before['net-0001.params']
+        assert after['net-0001.states'] != before['net-0001.states']
+        for name, value in arg.items():
+            np.testing.assert_array_equal(loaded._arg_params[name].asnumpy(), value.asnumpy())
 
 
-def test_save_checkpoint_is_atomic_when_the_writer_dies_midway(tmp_path, monkeypatch):
+def test_save_checkpoint_is_atomic_when_the_disk_fills_midway(tmp_path, monkeypatch):
     _, prefix = _checkpoint(tmp_path)
     before = _snapshot(tmp_path)
-    real_write = serialize._write
+    real_fsync, calls = os.fsync, []
 
-    def half_then_crash(stream, arrays, names):
-        real_write(stream, arrays[:1], names[:1])
-        raise OSError('no space left on device')
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) == 2:         # the second file of the set: the parameters
+            raise OSError(28, 'No space left on device')
+        return real_fsync(fd)
 
-    monkeypatch.setattr(serialize, '_write', half_then_crash)
+    monkeypatch.setattr(os, 'fsync', fsync)
     mod = _trained()
-    with pytest.raises(MXNetError, match=r"cannot save NDArray file .*net-0001.params.*no space left"):
+    with pytest.raises(MXNetError, match=r"cannot save .*net-0001.params.*No space left"):
         mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
     monkeypatch.undo()
     assert _snapshot(tmp_path) == before
     mx.model.load_checkpoint(prefix, 1)
+
+
+def test_a_states_file_from_another_save_is_refused(tmp_path):
+    _, prefix = _checkpoint(tmp_path)
+    old_states = open(prefix + '-0001.states', 'rb').read()
+    mod = _trained()
+    mod.forward_backward(_batch())
+    mod.update()
+    mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
+    with open(prefix + '-0001.states', 'wb') as f:       # what a crash between two plain writes leaves
+        f.write(old_states)
+    with pytest.raises(MXNetError, match=r'mixed set: .*net-0001.states is not the file its save wrote'):
+        mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
+    mx.mod.Module.load(prefix, 1)                          # the parameters alone are whole
+
+
+def test_a_states_file_the_save_did_not_write_is_refused(tmp_path):
+    _, prefix = _checkpoint(tmp_path)
+    _trained().save_checkpoint(prefix, 1)                  # no states this time: the old file stays
+    with pytest.raises(MXNetError, match=r'mixed set: .*net-0001.states was not written by the save'):
+        mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
+
+
+def test_a_killed_save_leaves_no_temporary_file_after_the_next_save(tmp_path):
+    _, prefix = _checkpoint(tmp_path)
+    # what a save killed mid-write leaves: a hidden temporary file named after a dead process
+    dead = subprocess.Popen([sys.executable, '-c', 'pass'])
+    dead.wait()
+    stray = tmp_path / ('.net-0001.params.%d-0badcafe.tmp' % dead.pid)
+    stray.write_bytes(b'x' * 1000)
+    _trained().save_checkpoint(prefix, 1, save_optimizer_states=True)
+    assert not stray.exists()
+    assert not [f for f in os.listdir(str(tmp_path)) if f.endswith('.tmp')]
+
+
+def test_checkpoint_files_get_the_permissions_of_plain_files(tmp_path):
+    _, prefix = _checkpoint(tmp_path)
+    reference = tmp_path / 'plain'
+    reference.write_bytes(b'')
+    want = os.stat(str(reference)).st_mode & 0o777
+    for name in ('net-symbol.json', 'net-0001.params', 'net-0001.states', 'net-0001.checkpoint'):
+        assert os.stat(str(tmp_path / name)).st_mode & 0o777 == want, name
+
+
+def test_saving_into_a_missing_directory_names_the_target(tmp_path):
+    with pytest.raises(MXNetError, match=r"cannot save '.*nowhere/net-symbol.json': the directory .*does not exist"):
+        _trained().save_checkpoint(str(tmp_path / 'nowhere' / 'net'), 1)
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_symbol_save_writes_through_a_symlink(tmp_path):
+    real, link = tmp_path / 'real.json', tmp_path / 'link.json'
+    real.write_text('{}')
+    link.symlink_to(real)
+    mx.sym.Variable('x').save(str(link))
+    assert link.is_symlink() and mx.sym.load(str(real)).list_arguments() == ['x']
 
 
 def test_save_optimizer_states_is_atomic(tmp_path, monkeypatch):
@@ -528,7 +593,8 @@ def test_save_optimizer_states_is_atomic(tmp_path, monkeypatch):
 
 
 def test_truncated_params_file(tmp_path):
-    _, prefix = _checkpoint(tmp_path)
+    # as MXNet writes it (no manifest): the file itself must say what is wrong
+    _, prefix = _checkpoint(tmp_path, manifest=False)
     fname = prefix + '-0001.params'
     raw = open(fname, 'rb').read()
     with open(fname, 'wb') as f:
@@ -540,7 +606,8 @@ def test_truncated_params_file(tmp_path):
 
 @pytest.mark.parametrize('content', [b'', b'hello world, this is not a parameter file', b'\x12\x01' + b'\0' * 30])
 def test_foreign_params_file(tmp_path, content):
-    _, prefix = _checkpoint(tmp_path)
+    # as MXNet writes it (no manifest): the file itself must say what is wrong
+    _, prefix = _checkpoint(tmp_path, manifest=False)
     with open(prefix + '-0001.params', 'wb') as f:
         f.write(content)
     with pytest.raises(MXNetError, match='net-0001.params'):
@@ -550,7 +617,8 @@ def test_foreign_params_file(tmp_path, content):
 
 
 def test_ndarray_files_that_are_not_checkpoints(tmp_path):
-    _, prefix = _checkpoint(tmp_path)
+    # as MXNet writes it (no manifest): the file itself must say what is wrong
+    _, prefix = _checkpoint(tmp_path, manifest=False)
     mx.nd.save(prefix + '-0001.params', {'fc1_weight': mx.nd.ones((2,))})
     with pytest.raises(MXNetError, match="not a checkpoint: key 'fc1_weight' has no arg:/aux: prefix"):
         mx.model.load_checkpoint(prefix, 1)
@@ -560,7 +628,8 @@ def test_ndarray_files_that_are_not_checkpoints(tmp_path):
 
 
 def test_missing_and_foreign_symbol_files(tmp_path):
-    _, prefix = _checkpoint(tmp_path)
+    # as MXNet writes it (no manifest): the file itself must say what is wrong
+    _, prefix = _checkpoint(tmp_path, manifest=False)
     with pytest.raises(MXNetError, match=r'net-0002.params'):
         mx.model.load_checkpoint(prefix, 2)
     with pytest.raises(MXNetError, match=r'other-symbol.json'):
@@ -571,7 +640,8 @@ def test_missing_and_foreign_symbol_files(tmp_path):
 
 
 def test_bad_optimizer_state_files(tmp_path):
-    _, prefix = _checkpoint(tmp_path)
+    # as MXNet writes it (no manifest): the file itself must say what is wrong
+    _, prefix = _checkpoint(tmp_path, manifest=False)
     fname = prefix + '-0001.states'
     for content in (open(fname, 'rb').read()[:20], b'garbage'):
         with open(fname, 'wb') as f:

@@ -220,6 +220,9 @@ class DistKVStore(KVStore):
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Fetch the servers' optimizer states, join big keys' parts, write them as a local store would."""
+        atomic_write_bytes(fname, self._optimizer_states_bytes(dump_optimizer))
+
+    def _optimizer_states_bytes(self, dump_optimizer=False):
         self._require_remote_states('save_optimizer_states')
         blobs = self._link.call([(s, ('get_states', self._id, None, dump_optimizer))
                                  for s in range(self.num_servers)])
@@ -234,7 +237,7 @@ class DistKVStore(KVStore):
             parts = [by_server[s][key_id] for s, _, _ in self._parts[k] if key_id in by_server[s]]
             if parts:
                 states[k] = _join_states(parts, self._store[k].shape)
-        atomic_write_bytes(fname, pickle.dumps((states, optimizer) if dump_optimizer else states))
+        return pickle.dumps((states, optimizer) if dump_optimizer else states)
 
     def load_optimizer_states(self, fname):
         """Read states saved by any store (reflib's or MXNet's), cut them per server, and send them."""

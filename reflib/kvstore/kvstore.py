@@ -299,10 +299,13 @@ class KVStore(KVStoreBase):
             raise KVStoreError('%s: the updater set with _set_updater (%r) keeps no states to save or load; '
                                'use set_optimizer' % (what, self._updater))
 
+    def _optimizer_states_bytes(self, dump_optimizer=False):
+        self._require_states('save_optimizer_states')
+        return self._updater.get_states(dump_optimizer)
+
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the updater's states (and, with ``dump_optimizer``, the optimizer) to ``fname``, atomically."""
-        self._require_states('save_optimizer_states')
-        atomic_write_bytes(fname, self._updater.get_states(dump_optimizer))
+        atomic_write_bytes(fname, self._optimizer_states_bytes(dump_optimizer))
 
     def load_optimizer_states(self, fname):
         """Restore what ``save_optimizer_states`` (reflib's or MXNet's) wrote."""

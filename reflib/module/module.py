@@ -36,7 +36,8 @@ from .. import optimizer as opt
 from .. import kvstore as kvs
 from ..initializer import Uniform, InitDesc
 from ..io import DataDesc
-from ..model import load_checkpoint
+from .. import checkpoint
+from ..model import load_checkpoint, save_checkpoint
 from ..util import atomic_write_bytes
 from .base_module import BaseModule, ModuleStateError, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
@@ -91,7 +92,9 @@ class Module(BaseModule):
     # ---------------------------------------------------------- checkpoints
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
-        """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params`` (parameters set, not yet bound)."""
+        """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params`` (parameters set, not
+        yet bound), and with ``load_optimizer_states`` the ``.states`` file, which must come
+        from the same save as the ``.params`` (see reflib/checkpoint.py)."""
         sym, args, auxs = load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params = args
@@ -104,22 +107,21 @@ class Module(BaseModule):
             if not os.path.isfile(states):
                 raise MXNetError('Module.load(%r, %d, load_optimizer_states=True): no optimizer state file %s'
                                  % (prefix, epoch, states))
+            checkpoint.verify(prefix, epoch, ['%s-%04d.params' % (prefix, epoch), states])
             mod._preload_opt_states = states
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
-        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states`` (atomically)."""
+        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states`` as one
+        set: a crash leaves the previous checkpoint or this one, whole (reflib/checkpoint.py)."""
         # the state first: a premature call writes nothing at all, not a symbol file and
         # then an error
         self._require('save_checkpoint', params=True, optimizer=save_optimizer_states)
-        self._symbol.save('%s-symbol.json' % prefix)
-        param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
-        self.logger.info('Saved checkpoint to "%s"', param_name)
+        arg_params, aux_params = self.get_params()
+        states = self._optimizer_states_bytes() if save_optimizer_states else None
+        save_checkpoint(prefix, epoch, self._symbol, arg_params, aux_params, states=states)
         if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            self.logger.info('Saved optimizer state to "%s"', state_name)
+            self.logger.info('Saved optimizer state to "%s-%04d.states"', prefix, epoch)
 
     # ----------------------------------------------------------- properties
     @property
@@ -351,12 +353,15 @@ class Module(BaseModule):
         self._updater = shared_module._updater
         self.optimizer_initialized = True
 
+    def _optimizer_states_bytes(self):
+        """What save_optimizer_states writes: the states of the KVStore's updater or of ours."""
+        if self._update_on_kvstore:
+            return self._kvstore._optimizer_states_bytes()
+        return self._updater.get_states()
+
     def save_optimizer_states(self, fname):
         self._require('save_optimizer_states', params=True, optimizer=True)
-        if self._update_on_kvstore:
-            self._kvstore.save_optimizer_states(fname)
-        else:
-            atomic_write_bytes(fname, self._updater.get_states())
+        atomic_write_bytes(fname, self._optimizer_states_bytes())
 
     def load_optimizer_states(self, fname):
         self._require('load_optimizer_states', params=True, optimizer=True)

@@ -51,13 +51,13 @@ import io
 import math
 import os
 import struct
-import tempfile
 
 import numpy as np
 
 from ..base import MXNetError
 from ..context import Context, cpu, num_gpus
 from .ndarray import NDArray, to_numpy
+from ..util import atomic_write
 
 __all__ = ['save', 'load', 'load_frombuffer', 'save_to_bytes', 'NDArrayFileError']
 
@@ -161,16 +161,6 @@ def _fname(fname):
     return fname
 
 
-def _new_file_mode(path):
-    """Permission bits for the saved file: the old file's, or what open() would give."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def save(fname, data):
     """Save an NDArray, a list of NDArrays or a dict str->NDArray to ``fname``.
 
@@ -186,29 +176,7 @@ def save(fname, data):
     """
     fname = _fname(fname)
     arrays, names = _normalize(data)
-    # write through a symlink (as a plain open() would), not over it
-    target = os.path.realpath(fname)
-    mode = _new_file_mode(target)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(target), suffix='.tmp',
-                                   dir=os.path.dirname(target))
-    except OSError as err:
-        raise MXNetError('cannot save NDArray file %r: %s' % (fname, err)) from err
-    try:
-        with os.fdopen(fd, 'wb') as stream:
-            _write(stream, arrays, names)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise MXNetError('cannot save NDArray file %r: %s' % (fname, err)) from err
-        raise
+    atomic_write(fname, lambda stream: _write(stream, arrays, names))
 
 
 # ---------------------------------------------------------------- reading
