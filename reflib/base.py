@@ -24,7 +24,7 @@ class MXNetError(Exception):
 
 
 class ParamError(MXNetError, ValueError):
-    """An operator got a parameter it does not know, or a value it cannot parse."""
+    """An operator (or an API call) got a parameter it does not know, or a value it cannot parse."""
 
 
 class ShapeError(MXNetError, ValueError):

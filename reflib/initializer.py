@@ -392,13 +392,21 @@ class Constant(Initializer):
         return json.dumps([type(self).__name__.lower(), self._kwargs])
 
 
+def _non_negative(owner, name, value):
+    """``value`` itself (dumps() writes it back as given) once it is known to be a number >= 0.
+    MXNet accepts ``Normal(sigma=-1)`` and fails only when it draws; reflib refuses it here."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) or not value >= 0:
+        raise InitializerError('%s: %s must be a number >= 0, got %r' % (owner, name, value))
+    return value
+
+
 @register
 class Uniform(Initializer):
     """Weights drawn uniformly from [-scale, scale]."""
 
     def __init__(self, scale=0.07):
         super().__init__(scale=scale)
-        self.scale = scale
+        self.scale = _non_negative('Uniform', 'scale', scale)
 
     def _init_weight(self, _, arr):
         random.uniform(-self.scale, self.scale, arr.shape, dtype=arr.dtype, out=arr)
@@ -410,7 +418,7 @@ class Normal(Initializer):
 
     def __init__(self, sigma=0.01):
         super().__init__(sigma=sigma)
-        self.sigma = sigma
+        self.sigma = _non_negative('Normal', 'sigma', sigma)
 
     def _init_weight(self, _, arr):
         random.normal(0, self.sigma, arr.shape, dtype=arr.dtype, out=arr)
@@ -475,7 +483,7 @@ class Xavier(Initializer):
         super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
         self.rnd_type = rnd_type
         self.factor_type = factor_type
-        self.magnitude = float(magnitude)
+        self.magnitude = float(_non_negative('Xavier', 'magnitude', magnitude))
 
     def _init_weight(self, name, arr):
         scale = xavier_scale(arr.shape, self.factor_type, self.magnitude, name)

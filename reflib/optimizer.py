@@ -113,6 +113,19 @@ def _is_fp16(arr):
 
 
 # ---------------------------------------------------------------- the base class
+def _hyper(owner, name, value, optional=False):
+    """A hyperparameter as a float: a number, or a string that spells one (MXNet hands its
+    hyperparameters to C++ as strings, so ``learning_rate='0.1'`` trains there too)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number, str)):
+        raise OptimizerError('%s: %s must be a number, got %r' % (owner, name, value))
+    try:
+        return float(value)
+    except ValueError:
+        raise OptimizerError('%s: %s must be a number, got %r' % (owner, name, value)) from None
+
+
 class Optimizer:
     """Base class of every optimizer.
 
@@ -151,10 +164,14 @@ class Optimizer:
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
                  multi_precision=False, param_dict=None):
-        self.rescale_grad = rescale_grad
+        owner = type(self).__name__
+        self.rescale_grad = _hyper(owner, 'rescale_grad', rescale_grad)
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
             learning_rate = 0.01
+        learning_rate = _hyper(owner, 'learning_rate', learning_rate, optional=True)
+        wd = _hyper(owner, 'wd', wd)
+        clip_gradient = _hyper(owner, 'clip_gradient', clip_gradient, optional=True)
         self.lr = learning_rate
         if lr_scheduler is not None and learning_rate is not None:
             if lr_scheduler.base_lr != learning_rate:
@@ -230,7 +247,7 @@ class Optimizer:
             raise LRSchedulerConflict(
                 'set_learning_rate(%g): this optimizer has an lr_scheduler (%s) that decides the '
                 'learning rate; change the scheduler instead' % (lr, type(self.lr_scheduler).__name__))
-        self.lr = lr
+        self.lr = _hyper(type(self).__name__, 'learning_rate', lr)
 
     def set_lr_scale(self, args_lrscale):
         """Removed in MXNet long ago; use set_lr_mult."""
@@ -405,7 +422,7 @@ class SGD(_MomentumState, Optimizer):
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(**kwargs)
-        self.momentum = momentum
+        self.momentum = _hyper('SGD', 'momentum', momentum)
         self.lazy_update = lazy_update
         # MXNet's default MXNET_OPTIMIZER_AGGREGATION_SIZE: the Updater passes up to 4
         # weights per call; the numbers do not depend on it
@@ -490,7 +507,7 @@ class NAG(_MomentumState, Optimizer):
 
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
-        self.momentum = momentum
+        self.momentum = _hyper('NAG', 'momentum', momentum)
 
     def _update_impl(self, index, weight, grad, state, multi_precision):
         _check_dense(weight, grad, 'NAG')
@@ -548,9 +565,9 @@ class Adam(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
-        self.epsilon = epsilon
+        self.beta1 = _hyper('Adam', 'beta1', beta1)
+        self.beta2 = _hyper('Adam', 'beta2', beta2)
+        self.epsilon = _hyper('Adam', 'epsilon', epsilon)
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
@@ -595,7 +612,7 @@ class AdaGrad(Optimizer):
 
     def __init__(self, eps=1e-7, **kwargs):
         super().__init__(**kwargs)
-        self.float_stable_eps = eps
+        self.float_stable_eps = _hyper('AdaGrad', 'eps', eps)
 
     def create_state(self, index, weight):
         return zeros(weight.shape, weight.context)     # history, float32
@@ -642,11 +659,11 @@ class RMSProp(Optimizer):
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
                  centered=False, clip_weights=None, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.gamma1 = gamma1
-        self.gamma2 = gamma2
+        self.gamma1 = _hyper('RMSProp', 'gamma1', gamma1)
+        self.gamma2 = _hyper('RMSProp', 'gamma2', gamma2)
         self.centered = centered
-        self.epsilon = epsilon
-        self.clip_weights = clip_weights
+        self.epsilon = _hyper('RMSProp', 'epsilon', epsilon)
+        self.clip_weights = _hyper('RMSProp', 'clip_weights', clip_weights, optional=True)
 
     def create_state(self, index, weight):
         count = 3 if self.centered else 1
@@ -705,8 +722,8 @@ class AdaDelta(Optimizer):
 
     def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
         super().__init__(**kwargs)
-        self.rho = rho
-        self.epsilon = epsilon
+        self.rho = _hyper('AdaDelta', 'rho', rho)
+        self.epsilon = _hyper('AdaDelta', 'epsilon', epsilon)
 
     def create_state(self, index, weight):
         return (zeros(weight.shape, weight.context),    # accumulated g*g

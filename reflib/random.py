@@ -9,6 +9,7 @@ numbers against MXNet therefore feeds in explicit arrays instead.
 
 import numpy as np
 
+from .base import ParamError
 from .context import Context, current_context
 
 __all__ = ['seed', 'generator', 'uniform', 'normal', 'randint', 'shuffle']
@@ -19,6 +20,8 @@ _GENERATORS = {}
 
 def seed(seed_state, ctx='all'):
     """Reset the generators: of every device (``ctx='all'``) or of one context."""
+    if isinstance(seed_state, (bool, np.bool_)) or not isinstance(seed_state, (int, np.integer)):
+        raise ParamError('random.seed: seed_state must be an int, got %r' % (seed_state,))
     seed_state = int(seed_state)
     if ctx == 'all':
         _SEED[0] = seed_state

@@ -177,3 +177,65 @@ def test_infer_shape_refuses_a_negative_or_non_integer_dimension(shape):
 def test_a_variable_with_an_unreadable_shape_is_refused_when_made():
     with pytest.raises(ParamError, match="variable 'x': attribute __shape__"):
         mx.sym.Variable('x', shape=(2, -1))
+
+
+# ---------------------------------------------------------------------------- 6. binding
+
+
+def _softmax_net():
+    return mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=3, name='fc'),
+                                name='softmax')
+
+
+def test_a_label_batch_other_than_the_data_batch_is_refused_at_bind():
+    mod = mx.mod.Module(_softmax_net(), context=mx.cpu())
+    with pytest.raises(ShapeError, match=r"label 'softmax_label' has shape \(6,\), a batch of 6, but the data "
+                                         r"batch is 4"):
+        mod.bind([('data', (4, 5))], [('softmax_label', (6,))])
+    assert not mod.binded
+
+
+def test_two_variables_of_one_name_are_refused_at_bind():
+    twice = mx.sym.Variable('x') + mx.sym.Variable('x')
+    with pytest.raises(mx.base.BindError, match="two different variables named 'x'"):
+        twice.simple_bind(mx.cpu(), x=(2,))
+    with pytest.raises(mx.base.BindError, match="two different variables named 'x'"):
+        twice.bind(mx.cpu(), {'x': mx.nd.ones(2)})
+    once = mx.sym.Variable('x')
+    out = (once + once).bind(mx.cpu(), {'x': mx.nd.ones(2)}).forward()[0]    # one variable used twice: fine
+    np.testing.assert_array_equal(out.asnumpy(), [2, 2])
+
+
+@pytest.mark.parametrize('grad_req', [5, None, 1.5])
+def test_a_grad_req_of_the_wrong_type_is_refused(grad_req):
+    with pytest.raises(MXNetError, match="grad_req must be 'write', 'add' or 'null'"):
+        _softmax_net().simple_bind(mx.cpu(), grad_req=grad_req, data=(2, 5))
+
+
+# ---------------------------------------------------------------------------- 8. the API's edges
+
+
+@pytest.mark.parametrize('make, message', [
+    (lambda: mx.nd.ones((-1, 3)), r'shape \(-1, 3\) has a negative dimension'),
+    (lambda: mx.nd.zeros('abc'), 'shape must be an int or a tuple of ints'),
+    (lambda: mx.nd.full((2, -2), 1.0), 'negative dimension'),
+    (lambda: mx.nd.array([[1, 2], [3]]), 'rectangular nest of numbers'),
+    (lambda: mx.random.seed('abc'), "seed_state must be an int, got 'abc'"),
+    (lambda: mx.init.Normal(sigma=-1), 'Normal: sigma must be a number >= 0, got -1'),
+    (lambda: mx.init.Uniform(scale='big'), 'Uniform: scale must be a number >= 0'),
+    (lambda: mx.optimizer.SGD(learning_rate='fast'), "SGD: learning_rate must be a number, got 'fast'"),
+    (lambda: mx.optimizer.Adam(beta1=None), 'Adam: beta1 must be a number'),
+    (lambda: mx.optimizer.SGD(momentum=True), 'SGD: momentum must be a number'),
+])
+def test_a_bad_argument_at_the_api_edge_is_an_mxnet_error(make, message):
+    with pytest.raises(MXNetError, match=message):
+        make()
+
+
+def test_a_numeric_string_hyperparameter_is_a_number_as_in_mxnet():
+    # MXNet hands hyperparameters to C++ as strings, so learning_rate='0.1' trains there
+    opt = mx.optimizer.SGD(learning_rate='0.1', momentum='0.9')
+    assert opt.lr == 0.1 and opt.momentum == 0.9
+    weight, grad = mx.nd.ones(2), mx.nd.ones(2)
+    mx.optimizer.get_updater(opt)(0, grad, weight)
+    np.testing.assert_allclose(weight.asnumpy(), [0.9, 0.9], rtol=1e-6)

@@ -21,7 +21,7 @@ from ..base import BindError, ShapeError, MXNetError, TypeInferError
 from ..context import Context
 from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
-from ..symbol.symbol import topo_order
+from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
 from ..operator.registry import shape_is_known
 from .plan import build_plan
@@ -60,10 +60,13 @@ def _grad_reqs(grad_req, names):
         reqs = [grad_req] * len(names)
     elif isinstance(grad_req, dict):
         reqs = [grad_req.get(n, 'null') for n in names]  # names the symbol lacks are ignored, as in MXNet
-    else:
+    elif isinstance(grad_req, (list, tuple)):
         reqs = list(grad_req)
         if len(reqs) != len(names):
             raise BindError('bind: grad_req list has %d entries for %d arguments %s' % (len(reqs), len(names), names))
+    else:
+        raise BindError("bind: grad_req must be 'write', 'add' or 'null', or a list or dict of them, got %r"
+                        % (grad_req,))
     for name, req in zip(names, reqs):
         if req not in _GRAD_REQS:
             raise BindError("bind: grad_req for argument %r must be 'write', 'add' or 'null', got %r" % (name, req))
@@ -109,6 +112,7 @@ class Executor:
         if not isinstance(ctx, Context):
             raise BindError('bind: ctx must be a Context (a list of contexts is what Module is for), got %r'
                             % (ctx,))
+        check_unique_variables(symbol, 'bind')
         self._symbol = symbol
         self._ctx = ctx
         self._group2ctx = dict(group2ctx or {})
@@ -627,6 +631,7 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     if not isinstance(ctx, Context):
         raise BindError('simple_bind: ctx must be one Context, got %r; to spread a batch over '
                         'several devices use mx.mod.Module(context=[...])' % (ctx,))
+    check_unique_variables(symbol, 'simple_bind')
     arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
     inputs = set(arg_names + aux_names)
     shapes = {k: v for k, v in (shapes or {}).items() if k in inputs}

@@ -133,6 +133,9 @@ class DataParallelExecutorGroup:
             return reqs
         if isinstance(grad_req, (list, tuple)):
             return dict(zip(self.arg_names, grad_req))
+        if not isinstance(grad_req, dict):
+            raise MXNetError("bind: grad_req must be 'write', 'add' or 'null', or a list or dict of them, got %r"
+                             % (grad_req,))
         reqs = {name: 'null' for name in self.arg_names}
         reqs.update(grad_req)
         return reqs
@@ -179,8 +182,16 @@ class DataParallelExecutorGroup:
     def _bind_exec(self, data_shapes, label_shapes, shared_group, reshape):
         data_shapes, label_shapes = _as_desc(data_shapes), _as_desc(label_shapes)
         self.data_layouts = self.decide_slices(data_shapes)
-        self.label_layouts = ([DataDesc.get_batch_axis(d.layout) for d in label_shapes]
-                              if label_shapes is not None else None)
+        self.label_layouts = None
+        if label_shapes is not None:
+            self.label_layouts = [DataDesc.get_batch_axis(d.layout) for d in label_shapes]
+            # a label is cut into the same slices as the data: its batch must be the data's
+            # (MXNet refuses too; bound anyway, each device would get the wrong label rows)
+            for desc, axis in zip(label_shapes, self.label_layouts):
+                if axis >= 0 and desc.shape[axis] != self.batch_size:
+                    raise ShapeError('bind: label %r has shape %s, a batch of %d, but the data batch is %d; '
+                                     'a label needs one row per sample' % (desc.name, desc.shape,
+                                                                          desc.shape[axis], self.batch_size))
         execs = []
         for i, ctx in enumerate(self.contexts):
             dshapes = self._sliced_shapes(data_shapes, self.slices[i], self.data_layouts)

@@ -483,14 +483,33 @@ def array(source_array, ctx=None, dtype=None):
         dtype = dtype or mx_real_t
     else:
         dtype = dtype or mx_real_t
-        src = np.asarray(source_array, dtype=dtype)
+        try:
+            src = np.asarray(source_array, dtype=dtype)
+        except (ValueError, TypeError) as err:
+            # a ragged list ([[1, 2], [3]]) or something that is not numbers at all
+            raise ShapeError('array: source_array must be a rectangular nest of numbers (or an array), '
+                             'got %s: %s' % (type(source_array).__name__, err)) from None
     src = src.astype(dtype)
     return NDArray(move(src, ctx).copy(), ctx)
 
 
+def _as_shape(shape, what):
+    """A tuple of non-negative ints from an int or a sequence of them, or a ShapeError."""
+    try:
+        dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or not all(isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_))
+                               for d in dims):
+        raise ShapeError('%s: shape must be an int or a tuple of ints, got %r' % (what, shape))
+    if any(d < 0 for d in dims):
+        raise ShapeError('%s: shape %s has a negative dimension' % (what, tuple(int(d) for d in dims)))
+    return tuple(int(d) for d in dims)
+
+
 def _alloc(fill, shape, ctx, dtype):
     ctx = _ctx(ctx)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    shape = _as_shape(shape, 'creating an NDArray')
     with ctx.device_scope():
         return NDArray(ctx.xp.full(shape, fill, dtype=dtype or mx_real_t), ctx)
 

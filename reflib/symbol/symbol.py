@@ -146,6 +146,20 @@ def topo_order(heads):
     return order
 
 
+def check_unique_variables(sym, what):
+    """Refuse a graph with two different variables of one name: binding gives each name one
+    array, so one of them would silently get the other's (MXNet refuses at bind too)."""
+    seen, twice = {}, []
+    for node in topo_order(sym._outputs):
+        if node.op is None:
+            if node.name in seen and seen[node.name] is not node and node.name not in twice:
+                twice.append(node.name)
+            seen.setdefault(node.name, node)
+    if twice:
+        raise BindError('%s: the symbol has two different variables named %s; give each input its own '
+                        'name, or use the same Variable twice' % (what, ', '.join(repr(n) for n in twice)))
+
+
 def aux_variable_ids(nodes):
     """ids of the variable nodes that some operator uses as an auxiliary state."""
     aux = set()
