@@ -239,3 +239,49 @@ def test_a_numeric_string_hyperparameter_is_a_number_as_in_mxnet():
     weight, grad = mx.nd.ones(2), mx.nd.ones(2)
     mx.optimizer.get_updater(opt)(0, grad, weight)
     np.testing.assert_allclose(weight.asnumpy(), [0.9, 0.9], rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------- 7. optimizer states
+
+
+def _states_of(optimizer, shape=(3, 5)):
+    updater = mx.optimizer.get_updater(optimizer)
+    updater(0, mx.nd.ones(shape), mx.nd.ones(shape))
+    return updater.get_states()
+
+
+@pytest.mark.parametrize('saved_with, loaded_into, message', [
+    (lambda: mx.optimizer.Adam(), lambda: mx.optimizer.SGD(momentum=0.9),
+     r"state loaded for weight 'w' \(index 0\) does not fit SGD on a weight of shape \(3, 5\): it is \(an array "
+     r"of shape \(3, 5\), an array of shape \(3, 5\)\), SGD expects an array of shape \(3, 5\)"),
+    (lambda: mx.optimizer.SGD(momentum=0.9), lambda: mx.optimizer.Adam(), 'does not fit Adam'),
+    (lambda: mx.optimizer.SGD(momentum=0.9), lambda: mx.optimizer.SGD(), 'SGD expects no state'),
+])
+def test_states_of_another_optimizer_are_refused_naming_the_weight(saved_with, loaded_into, message):
+    opt = loaded_into()
+    opt.idx2name = {0: 'w'}
+    updater = mx.optimizer.get_updater(opt)
+    updater.set_states(_states_of(saved_with()))
+    with pytest.raises(mx.optimizer.OptimizerError, match=message):
+        updater(0, mx.nd.ones((3, 5)), mx.nd.ones((3, 5)))
+
+
+def test_states_of_another_shape_are_refused():
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(momentum=0.9))
+    updater.set_states(_states_of(mx.optimizer.SGD(momentum=0.9), shape=(4,)))
+    with pytest.raises(mx.optimizer.OptimizerError, match=r'it is an array of shape \(4,\), SGD expects an '
+                                                          r'array of shape \(3, 5\)'):
+        updater(0, mx.nd.ones((3, 5)), mx.nd.ones((3, 5)))
+
+
+@pytest.mark.parametrize('data', [
+    b'\x80\x04\x95' + b'\xff' * 8,                                  # a frame longer than memory
+    b'\x80\x04\x8e' + (2 ** 62).to_bytes(8, 'little') + b'x',       # BINBYTES8 of 2**62 bytes
+    b'\x80\x04K\x01.',                                             # the int 1, not a dict
+    b'\x80\x04}\x94K\x00\x8c\x03abc\x94s.',                         # {0: 'abc'}: not arrays
+    b'garbage',
+])
+def test_set_states_turns_every_failure_into_an_optimizer_error(data):
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(momentum=0.9))
+    with pytest.raises(mx.optimizer.OptimizerError, match='set_states'):
+        updater.set_states(data)

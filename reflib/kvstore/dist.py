@@ -52,8 +52,8 @@ import pickle
 
 import numpy as np
 
-from ..base import string_types
-from ..optimizer import _StatesUnpickler, _state_to_numpy, map_state
+from ..base import MXNetError, string_types
+from ..optimizer import _state_to_numpy, dumps_states, loads_states, map_state
 from ..util import atomic_write_bytes
 from .base import KVStoreError
 from .kvstore import KVStore, _KVTypeError
@@ -228,16 +228,14 @@ class DistKVStore(KVStore):
                                  for s in range(self.num_servers)])
         by_server, optimizer = [], None
         for blob in blobs:
-            loaded = pickle.loads(blob)
-            if dump_optimizer:
-                loaded, optimizer = loaded
-            by_server.append(loaded)
+            loaded, optimizer = loads_states(blob)
+            by_server.append({k: _state_to_numpy(v) for k, v in loaded.items()})
         states = {}
         for k, key_id in self._key_ids.items():
             parts = [by_server[s][key_id] for s, _, _ in self._parts[k] if key_id in by_server[s]]
             if parts:
                 states[k] = _join_states(parts, self._store[k].shape)
-        return pickle.dumps((states, optimizer) if dump_optimizer else states)
+        return dumps_states(states, optimizer if dump_optimizer else None)
 
     def load_optimizer_states(self, fname):
         """Read states saved by any store (reflib's or MXNet's), cut them per server, and send them."""
@@ -245,16 +243,9 @@ class DistKVStore(KVStore):
         with open(fname, 'rb') as f:
             data = f.read()
         try:
-            loaded = _StatesUnpickler(data).load()
-        except Exception as err:  # noqa: BLE001 - any unpickling failure means: not a states file
-            raise KVStoreError('load_optimizer_states: %s: not saved optimizer states (%s: %s)'
-                               % (fname, type(err).__name__, err)) from None
-        optimizer = None
-        if isinstance(loaded, tuple) and len(loaded) == 2:
-            loaded, optimizer = loaded
-        if not isinstance(loaded, dict):
-            raise KVStoreError('load_optimizer_states: %s: expected a dict of key -> state, got %s'
-                               % (fname, type(loaded).__name__))
+            loaded, optimizer = loads_states(data)
+        except MXNetError as err:
+            raise KVStoreError('load_optimizer_states: %s: %s' % (fname, err)) from None
         per_server = [{} for _ in range(self.num_servers)]
         for key, state in loaded.items():
             k = key.decode('utf-8') if isinstance(key, bytes) else key
