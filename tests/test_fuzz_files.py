@@ -7,15 +7,17 @@ bytes (flipped, cut, inserted bytes) and, for JSON, as structure (a value replac
 another of any JSON type, a key deleted, a list element dropped or doubled), which reaches
 the checks a byte flip rarely gets past the parser to.
 
-The number of examples is bounded (``REFLIB_FUZZ_EXAMPLES``, default 150 per property), and
-CI runs them derandomized, so a failure there repeats here.
+The number of examples is bounded (``REFLIB_FUZZ_EXAMPLES``, default 150 per property), each
+example fails after 20 s instead of hanging, and CI runs them derandomized, so a failure
+there repeats here.
 """
 
+import contextlib
 import copy
 import glob
 import json
 import os
-import pickle
+import signal
 
 import numpy as np
 import pytest
@@ -29,6 +31,20 @@ GOLDEN = os.path.join(os.path.dirname(__file__), 'golden')
 EXAMPLES = int(os.environ.get('REFLIB_FUZZ_EXAMPLES', '150'))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@contextlib.contextmanager
+def no_hang(seconds=20):
+    """Fail, rather than wait for ever, if one example takes longer than ``seconds``."""
+    def give_up(signum, frame):
+        raise AssertionError('a loader ran for more than %d s on one damaged file' % seconds)
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _read(path, mode='r'):
@@ -124,14 +140,15 @@ def _use(sym):
 
 
 def _loads_or_refuses(text):
-    try:
-        sym = mx.sym.load_json(text)
-    except MXNetError:
-        return
-    try:
-        _use(sym)
-    except MXNetError:
-        pass
+    with no_hang():
+        try:
+            sym = mx.sym.load_json(text)
+        except MXNetError:
+            return
+        try:
+            _use(sym)
+        except MXNetError:
+            pass
 
 
 @pytest.mark.parametrize('path', SYMBOL_SEEDS, ids=os.path.basename)
@@ -178,13 +195,14 @@ def test_damaged_ndarray_files_load_or_raise_mxnet_error(path):
     @FUZZ
     @given(damaged_bytes(_read(path, 'rb')))
     def check(data):
-        try:
-            loaded = mx.nd.load_frombuffer(data)
-        except MXNetError:
-            return
-        arrays = loaded.values() if isinstance(loaded, dict) else loaded
-        for arr in arrays:
-            arr.asnumpy()
+        with no_hang():
+            try:
+                loaded = mx.nd.load_frombuffer(data)
+            except MXNetError:
+                return
+            arrays = loaded.values() if isinstance(loaded, dict) else loaded
+            for arr in arrays:
+                arr.asnumpy()
     check()
 
 
@@ -203,16 +221,17 @@ def test_damaged_states_files_load_or_raise_mxnet_error(path):
     def check(data):
         updater = mx.optimizer.get_updater(mx.optimizer.create(optimizer, momentum=0.9)
                                            if optimizer == 'sgd' else mx.optimizer.create(optimizer))
-        try:
-            updater.set_states(data)
-        except MXNetError:
-            return
-        for index in list(updater.states)[:3]:
-            weight = mx.nd.ones((7, 5))
+        with no_hang():
             try:
-                updater(index, mx.nd.ones((7, 5)), weight)
+                updater.set_states(data)
             except MXNetError:
-                pass
+                return
+            for index in list(updater.states)[:3]:
+                weight = mx.nd.ones((7, 5))
+                try:
+                    updater(index, mx.nd.ones((7, 5)), weight)
+                except MXNetError:
+                    pass
     check()
 
 
@@ -264,7 +283,8 @@ def test_a_mixed_or_damaged_checkpoint_set_loads_whole_or_raises_mxnet_error(edi
             elif action == 'delete' and os.path.exists(path):
                 os.unlink(path)
         try:
-            mod = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
+            with no_hang():
+                mod = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
         except MXNetError:
             return
         assert sorted(mod._arg_params) == ['fc_bias', 'fc_weight']

@@ -50,6 +50,11 @@ class Param:
     int is a whole number written as one (``2.7``, ``3.0``, ``True`` and ``1e20`` are
     refused, as is anything outside int32), and a value outside the bounds is refused
     with the operator, the parameter and the bound in the message.
+
+    The bounds are MXNet 1.9.1's where it has them (``num_hidden >= 1``, Dropout's
+    ``p`` in [0, 1]).  reflib is stricter where MXNet accepts a value and then fails
+    later or computes nonsense: a zero or negative kernel, stride or dilation, a negative
+    pad, ``num_group=0`` (MXNet crashes on it), a Reshape code below -4.
     """
     __slots__ = ('kind', 'default', 'choices', 'doc', 'low', 'high')
 
