@@ -1,5 +1,6 @@
 """Small helpers with no better home: writing a file so that a crash never damages it."""
 
+import contextlib
 import glob
 import os
 import secrets
@@ -54,22 +55,22 @@ def _alive(pid):
     return True
 
 
+def _abandoned(path, name):
+    """Whether the temporary file ``path`` of target ``name`` belongs to no running save."""
+    pid, _, token = os.path.basename(path)[len(name) + 2:-len('.tmp')].partition('-')
+    if token:                                           # ".NAME.PID-TOKEN.tmp"
+        return pid.isdigit() and not _alive(int(pid))
+    try:                                                # an older reflib's ".NAME.RANDOM.tmp"
+        return time.time() - os.stat(path).st_mtime > _LEGACY_TEMP_AGE
+    except OSError:
+        return False
+
+
 def sweep_temps(target):
     """Remove the temporary files that earlier, killed saves of ``target`` left behind."""
     directory, name = os.path.split(target)
     for path in glob.glob(os.path.join(glob.escape(directory), '.%s.*.tmp' % glob.escape(name))):
-        middle = os.path.basename(path)[len(name) + 2:-len('.tmp')]
-        pid, _, token = middle.partition('-')
-        try:
-            abandoned = not _alive(int(pid)) if token else False
-        except ValueError:
-            abandoned = False
-        if not token:
-            try:
-                abandoned = time.time() - os.stat(path).st_mtime > _LEGACY_TEMP_AGE
-            except OSError:
-                continue
-        if abandoned:
+        if _abandoned(path, name):
             try:
                 os.unlink(path)
             except OSError:
@@ -90,21 +91,11 @@ def fsync_directory(directory):
         os.close(fd)
 
 
-def write_temp(fname, write):
-    """Write a temporary file beside ``fname`` with ``write(stream)``, flushed to disk and with
-    the final file's permissions; return ``(temp path, real target path)``.  On any failure
-    the temporary file is removed and an OSError becomes an MXNetError naming ``fname``."""
-    target = _target(fname)
-    sweep_temps(target)
-    directory, name = os.path.split(target)
-    tmp = os.path.join(directory, _TEMP % (name, os.getpid(), secrets.token_hex(4)))
+@contextlib.contextmanager
+def _removed_on_failure(tmp, fname):
+    """If the block fails, remove ``tmp``; an OSError becomes an MXNetError naming ``fname``."""
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, 'wb') as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(tmp, _new_file_mode(target))
+        yield
     except BaseException as err:
         try:
             os.unlink(tmp)
@@ -113,6 +104,23 @@ def write_temp(fname, write):
         if isinstance(err, OSError):
             raise MXNetError('cannot save %r: %s' % (os.fspath(fname), err)) from err
         raise
+
+
+def write_temp(fname, write):
+    """Write a temporary file beside ``fname`` with ``write(stream)``, flushed to disk and with
+    the final file's permissions; return ``(temp path, real target path)``.  On any failure
+    the temporary file is removed and an OSError becomes an MXNetError naming ``fname``."""
+    target = _target(fname)
+    sweep_temps(target)
+    directory, name = os.path.split(target)
+    tmp = os.path.join(directory, _TEMP % (name, os.getpid(), secrets.token_hex(4)))
+    with _removed_on_failure(tmp, fname):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, 'wb') as stream:
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp, _new_file_mode(target))
     return tmp, target
 
 
@@ -126,16 +134,8 @@ def atomic_write(fname, write):
     removed by the next save of the same file.
     """
     tmp, target = write_temp(fname, write)
-    try:
+    with _removed_on_failure(tmp, fname):
         os.replace(tmp, target)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise MXNetError('cannot save %r: %s' % (os.fspath(fname), err)) from err
-        raise
     fsync_directory(os.path.dirname(target))
 
 
