@@ -996,6 +996,17 @@ class _MXNetPickledNDArray:
         return NDArray(self.values, Context(self.dev_type, self.dev_id) if cpu_like else cpu(0))
 
 
+_NUMPY_GLOBALS = {(m, n) for m in ('numpy.core.multiarray', 'numpy._core.multiarray')
+                  for n in ('_reconstruct', 'scalar')} | {('numpy', 'ndarray'), ('numpy', 'dtype')}
+
+
+def _bytearray_of_bytes(data=b''):
+    if not isinstance(data, (bytes, bytearray)):
+        raise pickle.UnpicklingError('bytearray(%s) in a states file: only bytes are expected'
+                                     % type(data).__name__)
+    return bytearray(data)
+
+
 class _StatesUnpickler(pickle.Unpickler):
     """Unpickles reflib's states and MXNet's: ``mxnet.*`` classes map to their reflib twins."""
 
@@ -1007,8 +1018,22 @@ class _StatesUnpickler(pickle.Unpickler):
         super().__init__(io.BytesIO(bytes(data)))
 
     def find_class(self, module, name):
+        # Only what a states file holds: arrays (MXNet's NDArray records, or the numpy arrays
+        # of older reflib files), bytearrays, and an optimizer with its lr scheduler.  Any
+        # other global is refused: a damaged or hostile file cannot call arbitrary code,
+        # nor bytearray(2**40).
         if module.split('.')[0] != 'mxnet':
-            return super().find_class(module, name)
+            if (module, name) == ('builtins', 'bytearray'):
+                return _bytearray_of_bytes
+            if (module, name) in _NUMPY_GLOBALS:
+                return super().find_class(module, name)
+            if module in ('reflib.optimizer', 'reflib.optimizer.optimizer', 'reflib.lr_scheduler'):
+                found = super().find_class(module, name)
+                from .lr_scheduler import LRScheduler
+                if isinstance(found, type) and issubclass(found, (Optimizer, LRScheduler)):
+                    return found
+            raise pickle.UnpicklingError('a states file holds arrays and an optimizer, not %s.%s'
+                                         % (module, name))
         if name == 'NDArray' and module.startswith('mxnet.ndarray'):
             return _MXNetPickledNDArray
         from . import lr_scheduler

@@ -285,3 +285,17 @@ def test_set_states_turns_every_failure_into_an_optimizer_error(data):
     updater = mx.optimizer.get_updater(mx.optimizer.SGD(momentum=0.9))
     with pytest.raises(mx.optimizer.OptimizerError, match='set_states'):
         updater.set_states(data)
+
+
+def test_a_states_file_cannot_call_arbitrary_code(tmp_path):
+    # pickle can call any importable function; a states file may only build arrays and an optimizer
+    marker = tmp_path / 'ran'
+    hostile = b'\x80\x04cos\nsystem\n\x8c\x0ctouch ' + str(marker).encode() + b'\x85R.'
+    hostile = hostile.replace(b'\x8c\x0ctouch ' + str(marker).encode(),
+                              b'\x8c' + bytes([len('touch ' + str(marker))]) + b'touch ' + str(marker).encode())
+    with pytest.raises(mx.optimizer.OptimizerError, match='not os.system'):
+        mx.optimizer.get_updater(mx.optimizer.SGD()).set_states(hostile)
+    assert not marker.exists()
+    huge = b'\x80\x04cbuiltins\nbytearray\n\x8a\x06\x00\x00\x00\x00\x00\x01\x85R.'    # bytearray(2**40)
+    with pytest.raises(mx.optimizer.OptimizerError, match='only bytes are expected'):
+        mx.optimizer.get_updater(mx.optimizer.SGD()).set_states(huge)
