@@ -129,12 +129,17 @@ def launch(command, num_workers, num_servers=1, env=None, hostfile=None, timeout
         for thread in copiers:
             thread.start()
         returncode = _wait(process, timeout)
+        # the pipes close once mpiexec and every process it started are gone; a busy machine
+        # may take a while to deliver the last lines (a stray grandchild holding a pipe open
+        # is the only reason to stop waiting)
         for thread in copiers:
-            thread.join(timeout=5)
+            thread.join(timeout=60)
         culprit = _culprit(pid_dir, dead) if returncode != 0 else None
         note = _summary(returncode, culprit, timeout)
         if note:
             if capture:
+                if captured and not captured[-1].endswith('\n'):
+                    captured.append('\n')      # a process killed mid-line: the note starts its own line
                 captured.append(note + '\n')
             else:
                 sys.stderr.write(note + '\n')
