@@ -32,6 +32,7 @@ from . import module
 from . import module as mod
 from . import visualization
 from . import visualization as viz
+from . import rnn
 from . import lr_scheduler
 from . import optimizer
 from . import optimizer as opt

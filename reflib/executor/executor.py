@@ -371,9 +371,14 @@ class Executor:
                 target[...] = g
             grads[slot] = target
 
+        # an output listed twice (an RNN's last output is also its last state) takes the head
+        # gradient given last, as in MXNet 1.9.1: the two are not summed
+        head_grad = {}
         for slot, g in zip(plan.head_slots, heads):
             if g is not None:
-                accumulate(slot, g)
+                head_grad[slot] = g
+        for slot, g in head_grad.items():
+            accumulate(slot, g)
         values = self._values
         for step in reversed(plan.steps):
             if not step.needs_grad:

@@ -37,6 +37,11 @@ class FullyConnected(Operator):
         if data is None:
             # like MXNet: nothing is deduced (not even weight's first dim) until data is known
             return list(in_shapes), [out], aux_shapes
+        if out is not None and len(out) > 0:
+            # backwards, as MXNet: the output's batch is the data's (an RNN's begin state is
+            # zeros of shape (0, n), whose batch only the layer that reads it can tell)
+            lead = 1 if p.flatten else len(data) - 1
+            data = merge_shape(data, tuple(out[:lead]) + (0,) * (len(data) - lead), self.name)
         if p.flatten:
             in_dim = _prod(data[1:]) if all(data[1:]) else 0
             out = merge_shape(out, (data[0], p.num_hidden), self.name)

@@ -38,3 +38,23 @@ for _name in _ops.list_operators():
 del _name
 
 fromjson = load_json
+
+
+def _dtype_name(dtype):
+    import numpy as np
+    return np.dtype('float32' if dtype is None else dtype).name
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol of zeros; a 0 in ``shape`` is inferred (an RNN's begin state uses ``(0, n)``)."""
+    return invoke('_zeros', shape=shape, dtype=_dtype_name(dtype), **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol of ones; a 0 in ``shape`` is inferred."""
+    return invoke('_ones', shape=shape, dtype=_dtype_name(dtype), **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol filled with ``val``; a 0 in ``shape`` is inferred."""
+    return invoke('_full', shape=shape, value=val, dtype=_dtype_name(dtype), **kwargs)

@@ -1,0 +1,34 @@
+"""The RNN graphs gen_rnn.py records in MXNet and tests/test_rnn.py rebuilds in reflib: the
+same code, given either library as ``mx``."""
+
+DATA_SHAPE = (2, 3, 4)      # batch, time, features (layout NTC)
+STEPS = 3
+
+CASES = ['lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'stacked_lstm_gru', 'lstm_list_io']
+
+
+def build(mx, name):
+    """(cell, symbol): the cell unrolled over STEPS steps, outputs and last states grouped."""
+    data = mx.sym.Variable('data')
+    if name == 'lstm':
+        cell = mx.rnn.LSTMCell(5, prefix='lstm_', forget_bias=2.0)
+    elif name == 'gru':
+        cell = mx.rnn.GRUCell(5, prefix='gru_')
+    elif name == 'rnn_tanh':
+        cell = mx.rnn.RNNCell(5, prefix='rnn_')
+    elif name == 'rnn_relu':
+        cell = mx.rnn.RNNCell(5, activation='relu', prefix='relu_')
+    elif name == 'stacked_lstm_gru':
+        cell = mx.rnn.SequentialRNNCell()
+        cell.add(mx.rnn.LSTMCell(6, prefix='l0_'))
+        cell.add(mx.rnn.GRUCell(5, prefix='l1_'))
+    elif name == 'lstm_list_io':
+        # inputs as a list of per-step symbols, outputs kept as a list
+        cell = mx.rnn.LSTMCell(5, prefix='lstm_')
+        steps = list(mx.sym.split(data, axis=1, num_outputs=STEPS, squeeze_axis=1))
+        outputs, states = cell.unroll(STEPS, steps, merge_outputs=False)
+        return cell, mx.sym.Group(list(outputs) + list(states))
+    else:
+        raise KeyError(name)
+    outputs, states = cell.unroll(STEPS, data, layout='NTC', merge_outputs=True)
+    return cell, mx.sym.Group([outputs] + list(states))
