@@ -2,4 +2,5 @@
 
 from .base_module import BaseModule, ModuleStateError  # noqa: F401
 from .module import Module  # noqa: F401
+from .bucketing_module import BucketingModule  # noqa: F401
 from .executor_group import DataParallelExecutorGroup  # noqa: F401

@@ -153,8 +153,9 @@ class Module(BaseModule):
 
     # ----------------------------------------------------------- parameters
     def get_params(self):
-        """(arg_params, aux_params) on the host, re-read from the devices if an update made them stale."""
-        self._require('get_params', params=True)
+        """(arg_params, aux_params) on the host, re-read from the devices if an update made them stale.
+        (A module made by Module.load has parameters before it is bound, as in MXNet.)"""
+        self._require('get_params', binded=False, params=True)
         if self._params_dirty:
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
