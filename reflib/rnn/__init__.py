@@ -1,4 +1,7 @@
-"""``mx.rnn``: recurrent cells that build unrolled symbols (see rnn_cell.py)."""
+"""``mx.rnn``: recurrent cells that build unrolled symbols (rnn_cell.py), text iterators for
+language models (io.py), and checkpoints of cell weights (rnn.py)."""
 
 from .rnn_cell import (RNNParams, BaseRNNCell, RNNCell, LSTMCell, GRUCell,  # noqa: F401
                        SequentialRNNCell)
+from .io import encode_sentences, BucketSentenceIter  # noqa: F401
+from .rnn import save_rnn_checkpoint, load_rnn_checkpoint, do_rnn_checkpoint  # noqa: F401
