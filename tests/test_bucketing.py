@@ -87,3 +87,16 @@ def test_misuse_is_refused():
     with pytest.raises(MXNetError, match='shared_module is not supported'):
         mod.bind([('data', (case.BATCH, 5))], [('softmax_label', (case.BATCH, 5))],
                  shared_module=mx.mod.Module(mx.sym.Variable('data'), label_names=None))
+
+
+@pytest.mark.filterwarnings('ignore:BucketSentenceIter. discarded')
+@pytest.mark.parametrize('cell_kind', ['lstm', 'gru'])
+def test_a_language_model_fits_with_mxnets_perplexity_epoch_by_epoch(cell_kind):
+    # BucketSentenceIter + BucketingModule.fit + Perplexity, two stacked cells, three epochs
+    import lm_fit_cases
+    history, params = lm_fit_cases.run(mx, cell_kind)
+    golden = np.load(os.path.join(GOLDEN, 'lm_fit.npz'))
+    np.testing.assert_allclose(history['val'], golden['%s/val_perplexity' % cell_kind], rtol=1e-5)
+    for name, value in params.items():
+        np.testing.assert_allclose(value, golden['%s/param/%s' % (cell_kind, name)], rtol=1e-4, atol=1e-5,
+                                   err_msg=name)
