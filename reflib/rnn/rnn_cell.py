@@ -104,6 +104,17 @@ class BaseRNNCell:
     def _gate_names(self):
         return ()
 
+    def _gate_params(self, **i2h_bias_attrs):
+        """The four weight variables of a gated cell: i2h and h2h, weight and bias."""
+        self._iW = self.params.get('i2h_weight')
+        self._iB = self.params.get('i2h_bias', **i2h_bias_attrs)
+        self._hW = self.params.get('h2h_weight')
+        self._hB = self.params.get('h2h_bias')
+
+    def _hidden_states(self, count):
+        """``count`` states of (batch, num_hidden), the batch left to shape inference."""
+        return [{'shape': (0, self._num_hidden), '__layout__': 'NC'} for _ in range(count)]
+
     def begin_state(self, func=symbol.zeros, **kwargs):
         """The first step's states, made by ``func`` (zeros by default; ``symbol.Variable``
         makes them inputs), named ``<prefix>begin_state_<k>``."""
@@ -176,14 +187,11 @@ class RNNCell(BaseRNNCell):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
         self._activation = activation
-        self._iW = self.params.get('i2h_weight')
-        self._iB = self.params.get('i2h_bias')
-        self._hW = self.params.get('h2h_weight')
-        self._hB = self.params.get('h2h_bias')
+        self._gate_params()
 
     @property
     def state_info(self):
-        return [{'shape': (0, self._num_hidden), '__layout__': 'NC'}]
+        return self._hidden_states(1)
 
     @property
     def _gate_names(self):
@@ -208,15 +216,11 @@ class LSTMCell(BaseRNNCell):
     def __init__(self, num_hidden, prefix='lstm_', params=None, forget_bias=1.0):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
-        self._iW = self.params.get('i2h_weight')
-        self._hW = self.params.get('h2h_weight')
-        self._iB = self.params.get('i2h_bias', init=LSTMBias(forget_bias=forget_bias))
-        self._hB = self.params.get('h2h_bias')
+        self._gate_params(init=LSTMBias(forget_bias=forget_bias))
 
     @property
     def state_info(self):
-        return [{'shape': (0, self._num_hidden), '__layout__': 'NC'},
-                {'shape': (0, self._num_hidden), '__layout__': 'NC'}]
+        return self._hidden_states(2)
 
     @property
     def _gate_names(self):
@@ -247,14 +251,11 @@ class GRUCell(BaseRNNCell):
     def __init__(self, num_hidden, prefix='gru_', params=None):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
-        self._iW = self.params.get('i2h_weight')
-        self._iB = self.params.get('i2h_bias')
-        self._hW = self.params.get('h2h_weight')
-        self._hB = self.params.get('h2h_bias')
+        self._gate_params()
 
     @property
     def state_info(self):
-        return [{'shape': (0, self._num_hidden), '__layout__': 'NC'}]
+        return self._hidden_states(1)
 
     @property
     def _gate_names(self):
