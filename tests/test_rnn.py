@@ -99,3 +99,19 @@ def test_ones_and_full_symbols():
     out = mx.sym.Group([ones, full]).bind(mx.cpu(), {}).forward()
     np.testing.assert_array_equal(out[0].asnumpy(), np.ones((2, 3)))
     assert out[1].dtype == np.float64 and out[1].asnumpy()[0, 0] == 2.5
+
+
+def test_a_dropout_cell_adds_one_dropout_per_merged_sequence_or_per_step():
+    merged, _ = mx.rnn.DropoutCell(0.3).unroll(3, mx.sym.Variable('data'), merge_outputs=True)
+    ops = [(n['op'], n.get('attrs', {}).get('p')) for n in json.loads(merged.tojson())['nodes']]
+    assert ops.count(('Dropout', '0.3')) == 1
+    steps, _ = mx.rnn.DropoutCell(0.3).unroll(3, mx.sym.Variable('data'), merge_outputs=False)
+    assert len(steps) == 3 and all(s.get_internals().list_outputs()[-1].startswith('dropout') for s in steps)
+
+
+def test_a_modified_cell_refuses_to_be_called_alone():
+    base = mx.rnn.GRUCell(4, prefix='g_')
+    residual = mx.rnn.ResidualCell(base)
+    with pytest.raises(ValueError, match='modifier'):
+        base.begin_state()
+    assert len(residual.begin_state()) == 1

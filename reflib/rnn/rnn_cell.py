@@ -15,11 +15,14 @@ on its length: that is why a language model trained on sentences of many lengths
 one graph per length sharing one set of parameters, which is what BucketingModule does.
 """
 
+import numpy as np
+
 from .. import ndarray
 from .. import symbol
 from ..initializer import LSTMBias
 
-__all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'SequentialRNNCell']
+__all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'SequentialRNNCell', 'DropoutCell',
+           'ModifierCell', 'ResidualCell']
 
 
 def _normalize_sequence(length, inputs, layout, merge, in_layout=None):
@@ -346,3 +349,94 @@ class SequentialRNNCell(BaseRNNCell):
         super().reset()
         for cell in getattr(self, '_cells', []):
             cell.reset()
+
+
+class DropoutCell(BaseRNNCell):
+    """Dropout on the sequence passing through (no weights, no state): stacked between two
+    cells in a SequentialRNNCell, it drops a fraction ``dropout`` of what one layer hands the
+    next.  A merged sequence gets one Dropout node, a list one per step."""
+
+    def __init__(self, dropout, prefix='dropout_', params=None):
+        super().__init__(prefix, params)
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float, np.number)):
+            raise ValueError('DropoutCell: dropout must be a number, got %r' % (dropout,))
+        self.dropout = dropout
+
+    @property
+    def state_info(self):
+        return []
+
+    def __call__(self, inputs, states):
+        if self.dropout > 0:
+            inputs = symbol.Dropout(data=inputs, p=self.dropout)
+        return inputs, states
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
+        self.reset()
+        inputs, _ = _normalize_sequence(length, inputs, layout, merge_outputs)
+        if isinstance(inputs, symbol.Symbol):
+            return self(inputs, [])
+        return super().unroll(length, inputs, begin_state=begin_state, layout=layout,
+                              merge_outputs=merge_outputs)
+
+
+class ModifierCell(BaseRNNCell):
+    """A cell wrapped around ``base_cell`` that changes what it computes (ResidualCell); the
+    base cell then refuses to be called on its own, and the modifier stands in for it."""
+
+    def __init__(self, base_cell):
+        super().__init__()
+        base_cell._modified = True
+        self.base_cell = base_cell
+
+    @property
+    def params(self):
+        self._own_params = False
+        return self.base_cell.params
+
+    @property
+    def state_info(self):
+        return self.base_cell.state_info
+
+    def begin_state(self, init_sym=symbol.zeros, **kwargs):
+        if self._modified:
+            raise ValueError('this cell is wrapped by a modifier cell: call the modifier')
+        self.base_cell._modified = False
+        try:
+            return self.base_cell.begin_state(init_sym, **kwargs)
+        finally:
+            self.base_cell._modified = True
+
+    def unpack_weights(self, args):
+        return self.base_cell.unpack_weights(args)
+
+    def pack_weights(self, args):
+        return self.base_cell.pack_weights(args)
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError()
+
+
+class ResidualCell(ModifierCell):
+    """The base cell's output plus its input (a residual connection, as in GNMT); the input
+    and the output must have the same size."""
+
+    def __call__(self, inputs, states):
+        output, states = self.base_cell(inputs, states)
+        return symbol.elemwise_add(output, inputs, name='%s_plus_residual' % output.name), states
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
+        self.reset()
+        self.base_cell._modified = False
+        try:
+            outputs, states = self.base_cell.unroll(length, inputs=inputs, begin_state=begin_state,
+                                                    layout=layout, merge_outputs=merge_outputs)
+        finally:
+            self.base_cell._modified = True
+        if merge_outputs is None:
+            merge_outputs = isinstance(outputs, symbol.Symbol)
+        inputs, _ = _normalize_sequence(length, inputs, layout, merge_outputs)
+        if merge_outputs:
+            return symbol.elemwise_add(outputs, inputs, name='%s_plus_residual' % outputs.name), states
+        return [symbol.elemwise_add(out, inp, name='%s_plus_residual' % out.name)
+                for out, inp in zip(outputs, inputs)], states

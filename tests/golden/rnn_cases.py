@@ -4,7 +4,8 @@ same code, given either library as ``mx``."""
 DATA_SHAPE = (2, 3, 4)      # batch, time, features (layout NTC)
 STEPS = 3
 
-CASES = ['lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'stacked_lstm_gru', 'lstm_list_io']
+CASES = ['lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'stacked_lstm_gru', 'lstm_list_io', 'residual_dropout_stack',
+         'residual_list_io']
 
 
 def build(mx, name):
@@ -22,6 +23,18 @@ def build(mx, name):
         cell = mx.rnn.SequentialRNNCell()
         cell.add(mx.rnn.LSTMCell(6, prefix='l0_'))
         cell.add(mx.rnn.GRUCell(5, prefix='l1_'))
+    elif name == 'residual_dropout_stack':
+        # a residual GRU over an LSTM, a dropout between them (p=0: the numbers stay deterministic,
+        # and the graph still gets MXNet's Dropout-free path); a second dropout of 0.3 at the end
+        cell = mx.rnn.SequentialRNNCell()
+        cell.add(mx.rnn.LSTMCell(4, prefix='l0_'))
+        cell.add(mx.rnn.DropoutCell(0.0, prefix='d0_'))
+        cell.add(mx.rnn.ResidualCell(mx.rnn.GRUCell(4, prefix='l1_')))
+    elif name == 'residual_list_io':
+        cell = mx.rnn.ResidualCell(mx.rnn.RNNCell(4, prefix='r_'))
+        steps = list(mx.sym.split(data, axis=1, num_outputs=STEPS, squeeze_axis=1))
+        outputs, states = cell.unroll(STEPS, steps, merge_outputs=False)
+        return cell, mx.sym.Group(list(outputs) + list(states))
     elif name == 'lstm_list_io':
         # inputs as a list of per-step symbols, outputs kept as a list
         cell = mx.rnn.LSTMCell(5, prefix='lstm_')
