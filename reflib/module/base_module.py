@@ -252,6 +252,12 @@ class BaseModule:
             train_data.reset()
 
     # ----------------------------------------------------------- parameters
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
+        """Set the parameters from dicts; a module that has no better way re-runs init_params
+        with them (as MXNet's BaseModule does; Module has its own)."""
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+
     def save_params(self, fname):
         """Save ``arg:NAME`` / ``aux:NAME`` arrays in MXNet's .params format (atomically)."""
         arg_params, aux_params = self.get_params()
