@@ -67,3 +67,33 @@ def run(mx):
     record['names'] = np.array([','.join(seq.data_names), ','.join(seq.output_names),
                                 repr([tuple(d) for d in seq.output_shapes])])
     return record
+
+
+def hinge_grad(scores, labels):
+    """The multi-class hinge loss's gradient, in numpy (MXNet's example/module/python_loss.py)."""
+    scores, labels = scores.asnumpy(), labels.asnumpy().astype(int)
+    n = scores.shape[0]
+    margins = scores - scores[np.arange(n), labels][:, None] + 1
+    margins[np.arange(n), labels] = 0
+    grad = (margins > 0).astype(np.float32)
+    grad[np.arange(n), labels] = -grad.sum(axis=1)
+    return grad / n
+
+
+def run_python_loss(mx):
+    """A two-layer network chained to a PythonLossModule, trained with fit."""
+    x, y = data(mx)
+    logging.getLogger().setLevel(logging.ERROR)
+    net = mx.sym.FullyConnected(mx.sym.Activation(
+        mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=HIDDEN, name='fc1'), act_type='relu'),
+        num_hidden=CLASSES, name='fc2')
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(net, label_names=None, context=mx.cpu()))
+    seq.add(mx.mod.PythonLossModule(grad_func=hinge_grad), take_labels=True, auto_wiring=True)
+    train = mx.io.NDArrayIter(x, y, batch_size=BATCH, label_name='softmax_label')
+    metric = mx.metric.Accuracy()
+    seq.fit(train, eval_metric=metric, optimizer='sgd', arg_params=start_params(mx),
+            optimizer_params={'learning_rate': 0.5, 'momentum': 0.9}, num_epoch=4)
+    record = {'pyloss/%s' % k: v.asnumpy() for k, v in seq.get_params()[0].items()}
+    record['pyloss/accuracy'] = np.array(metric.get()[1])
+    return record
