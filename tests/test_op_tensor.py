@@ -93,7 +93,7 @@ def test_golden_covers_every_operator():
     for name in ['Flatten', 'Reshape', 'Concat', 'SliceChannel', 'transpose', 'expand_dims', 'BlockGrad',
                  '_copy', 'sum', 'mean', 'max', 'min', 'broadcast_add', 'broadcast_sub', 'broadcast_mul',
                  'broadcast_div', 'broadcast_to', 'broadcast_axis', 'exp', 'log', 'sqrt', 'square', 'abs',
-                 'negative', 'reciprocal', 'sign', 'relu', 'sigmoid', 'tanh', 'clip']:
+                 'negative', 'reciprocal', 'sign', 'relu', 'sigmoid', 'tanh', 'clip', 'reverse', 'SwapAxis']:
         assert name in names, name
 
 
@@ -101,7 +101,7 @@ def test_golden_covers_every_operator():
     ('flatten', 'Flatten'), ('reshape', 'Reshape'), ('concat', 'Concat'), ('split', 'SliceChannel'),
     ('stop_gradient', 'BlockGrad'), ('identity', '_copy'), ('sum_axis', 'sum'), ('max_axis', 'max'),
     ('min_axis', 'min'), ('broadcast_plus', 'broadcast_add'), ('broadcast_minus', 'broadcast_sub'),
-    ('broadcast_axes', 'broadcast_axis')])
+    ('broadcast_axes', 'broadcast_axis'), ('flip', 'reverse'), ('swapaxes', 'SwapAxis')])
 def test_aliases(alias, name):
     assert get(alias) is get(name)
     assert get(alias).name == name
@@ -228,6 +228,8 @@ GRADIENTS = [
     ('SliceChannel', {'num_outputs': 2, 'axis': -1, 'squeeze_axis': True}, [rand(3, 2)]),
     ('transpose', {'axes': (2, 0, 1)}, [rand(2, 3, 2)]),
     ('expand_dims', {'axis': 1}, [rand(2, 3)]),
+    ('reverse', {'axis': (0, 2)}, [rand(2, 3, 2)]),
+    ('SwapAxis', {'dim1': 0, 'dim2': 2}, [rand(2, 3, 4)]),
     ('_copy', {}, [rand(2, 3)]),
     ('sum', {'axis': (0, 2)}, [rand(2, 3, 2)]),
     ('sum', {'axis': 1, 'exclude': True, 'keepdims': True}, [rand(2, 3, 2)]),

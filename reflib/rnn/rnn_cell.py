@@ -22,7 +22,7 @@ from .. import symbol
 from ..initializer import LSTMBias
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'SequentialRNNCell', 'DropoutCell',
-           'ModifierCell', 'ResidualCell']
+           'ModifierCell', 'ResidualCell', 'BidirectionalCell']
 
 
 def _normalize_sequence(length, inputs, layout, merge, in_layout=None):
@@ -440,3 +440,80 @@ class ResidualCell(ModifierCell):
             return symbol.elemwise_add(outputs, inputs, name='%s_plus_residual' % outputs.name), states
         return [symbol.elemwise_add(out, inp, name='%s_plus_residual' % out.name)
                 for out, inp in zip(outputs, inputs)], states
+
+
+class BidirectionalCell(BaseRNNCell):
+    """Two cells over one sequence, ``l_cell`` forwards and ``r_cell`` backwards; at each step
+    the two outputs are concatenated (``<output_prefix>t<k>``, or ``<output_prefix>out`` for a
+    merged sequence).  The states are the two cells' last states.  It can only be unrolled:
+    a step needs the whole sequence."""
+
+    def __init__(self, l_cell, r_cell, params=None, output_prefix='bi_'):
+        super().__init__('', params=params)
+        self._output_prefix = output_prefix
+        self._override_cell_params = params is not None
+        if self._override_cell_params:
+            if not (l_cell._own_params and r_cell._own_params):
+                raise ValueError('either give the BidirectionalCell params or the cells, not both')
+            l_cell.params._params.update(self.params._params)
+            r_cell.params._params.update(self.params._params)
+        self.params._params.update(l_cell.params._params)
+        self.params._params.update(r_cell.params._params)
+        self._cells = [l_cell, r_cell]
+
+    def unpack_weights(self, args):
+        for cell in self._cells:
+            args = cell.unpack_weights(args)
+        return args
+
+    def pack_weights(self, args):
+        for cell in self._cells:
+            args = cell.pack_weights(args)
+        return args
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError('a BidirectionalCell cannot be stepped: unroll it')
+
+    @property
+    def state_info(self):
+        return [info for cell in self._cells for info in cell.state_info]
+
+    def begin_state(self, **kwargs):
+        if self._modified:
+            raise ValueError('this cell is wrapped by a modifier cell: call the modifier')
+        return [state for cell in self._cells for state in cell.begin_state(**kwargs)]
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
+        self.reset()
+        inputs, axis = _normalize_sequence(length, inputs, layout, False)
+        states = self.begin_state() if begin_state is None else begin_state
+        l_cell, r_cell = self._cells
+        n_left = len(l_cell.state_info)
+        l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=states[:n_left], layout=layout,
+                                            merge_outputs=merge_outputs)
+        r_outputs, r_states = r_cell.unroll(length, inputs=list(reversed(inputs)), begin_state=states[n_left:],
+                                            layout=layout, merge_outputs=merge_outputs)
+        if merge_outputs is None:
+            merge_outputs = isinstance(l_outputs, symbol.Symbol) and isinstance(r_outputs, symbol.Symbol)
+            if not merge_outputs:
+                if isinstance(l_outputs, symbol.Symbol):
+                    l_outputs = list(symbol.SliceChannel(l_outputs, axis=axis, num_outputs=length,
+                                                         squeeze_axis=1))
+                if isinstance(r_outputs, symbol.Symbol):
+                    r_outputs = list(symbol.SliceChannel(r_outputs, axis=axis, num_outputs=length,
+                                                         squeeze_axis=1))
+        if merge_outputs:
+            # the backward cell saw the sequence reversed: flip its outputs back into time order
+            l_outputs, r_outputs = [l_outputs], [symbol.reverse(r_outputs, axis=axis)]
+        else:
+            r_outputs = list(reversed(r_outputs))
+        outputs = [symbol.Concat(l_out, r_out, dim=1 + merge_outputs,
+                                 name=('%sout' % self._output_prefix) if merge_outputs
+                                 else '%st%d' % (self._output_prefix, i))
+                   for i, (l_out, r_out) in enumerate(zip(l_outputs, r_outputs))]
+        return (outputs[0] if merge_outputs else outputs), [l_states, r_states]
+
+    def reset(self):
+        super().reset()
+        for cell in getattr(self, '_cells', []):
+            cell.reset()

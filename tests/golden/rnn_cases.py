@@ -5,7 +5,7 @@ DATA_SHAPE = (2, 3, 4)      # batch, time, features (layout NTC)
 STEPS = 3
 
 CASES = ['lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'stacked_lstm_gru', 'lstm_list_io', 'residual_dropout_stack',
-         'residual_list_io']
+         'residual_list_io', 'bidirectional', 'bidirectional_list_io']
 
 
 def build(mx, name):
@@ -35,6 +35,14 @@ def build(mx, name):
         steps = list(mx.sym.split(data, axis=1, num_outputs=STEPS, squeeze_axis=1))
         outputs, states = cell.unroll(STEPS, steps, merge_outputs=False)
         return cell, mx.sym.Group(list(outputs) + list(states))
+    elif name == 'bidirectional':
+        cell = mx.rnn.BidirectionalCell(mx.rnn.LSTMCell(4, prefix='fw_'), mx.rnn.GRUCell(3, prefix='bw_'))
+    elif name == 'bidirectional_list_io':
+        cell = mx.rnn.BidirectionalCell(mx.rnn.RNNCell(4, prefix='fw_'), mx.rnn.RNNCell(4, prefix='bw_'),
+                                        output_prefix='both_')
+        steps = list(mx.sym.split(data, axis=1, num_outputs=STEPS, squeeze_axis=1))
+        outputs, states = cell.unroll(STEPS, steps, merge_outputs=False)
+        return cell, mx.sym.Group(list(outputs) + [s for pair in states for s in pair])
     elif name == 'lstm_list_io':
         # inputs as a list of per-step symbols, outputs kept as a list
         cell = mx.rnn.LSTMCell(5, prefix='lstm_')
@@ -44,4 +52,5 @@ def build(mx, name):
     else:
         raise KeyError(name)
     outputs, states = cell.unroll(STEPS, data, layout='NTC', merge_outputs=True)
-    return cell, mx.sym.Group([outputs] + list(states))
+    flat = [s for pair in states for s in pair] if isinstance(cell, mx.rnn.BidirectionalCell) else list(states)
+    return cell, mx.sym.Group([outputs] + flat)
