@@ -93,7 +93,8 @@ def test_golden_covers_every_operator():
     for name in ['Flatten', 'Reshape', 'Concat', 'SliceChannel', 'transpose', 'expand_dims', 'BlockGrad',
                  '_copy', 'sum', 'mean', 'max', 'min', 'broadcast_add', 'broadcast_sub', 'broadcast_mul',
                  'broadcast_div', 'broadcast_to', 'broadcast_axis', 'exp', 'log', 'sqrt', 'square', 'abs',
-                 'negative', 'reciprocal', 'sign', 'relu', 'sigmoid', 'tanh', 'clip', 'reverse', 'SwapAxis']:
+                 'negative', 'reciprocal', 'sign', 'relu', 'sigmoid', 'tanh', 'clip', 'reverse', 'SwapAxis', 'SequenceMask', 'SequenceLast',
+                 'SequenceReverse']:
         assert name in names, name
 
 
@@ -262,6 +263,16 @@ GRADIENTS = [
 @pytest.mark.parametrize('name,params,inputs', GRADIENTS, ids=['%s%s' % (g[0], g[1]) for g in GRADIENTS])
 def test_gradient_matches_finite_differences(name, params, inputs):
     check_op_gradient(name, inputs, params)
+
+
+@pytest.mark.parametrize('name,params,inputs', [
+    ('SequenceMask', {'use_sequence_length': True, 'value': 3.0}, [rand(3, 2, 2), np.array([1.0, 3.0])]),
+    ('SequenceLast', {'use_sequence_length': True, 'axis': 1}, [rand(2, 3, 2), np.array([2.0, 3.0])]),
+    ('SequenceReverse', {'use_sequence_length': True}, [rand(3, 2), np.array([2.0, 1.0])]),
+], ids=['SequenceMask', 'SequenceLast', 'SequenceReverse'])
+def test_sequence_gradients_match_finite_differences(name, params, inputs):
+    # the lengths are whole numbers, not a differentiable input: only the data is checked
+    check_op_gradient(name, inputs, params, grad_inputs=[0])
 
 
 def test_blockgrad_blocks_the_gradient():

@@ -47,6 +47,14 @@ CASES = [
     ('reverse', {'axis': (1,)}, [(2, 3, 4)]),
     ('flip', {'axis': (0, 2)}, [(2, 3, 4)]),
     ('SwapAxis', {'dim1': 0, 'dim2': 2}, [(2, 3, 4)]),
+    ('SequenceMask', {'use_sequence_length': True}, [(3, 4, 2), ((4,), 'lengths3')]),
+    ('SequenceMask', {'use_sequence_length': True, 'axis': 1, 'value': -1.0}, [(4, 3, 2), ((4,), 'lengths3')]),
+    ('SequenceMask', {}, [(3, 4)]),
+    ('SequenceLast', {'use_sequence_length': True}, [(3, 4, 2), ((4,), 'lengths3')]),
+    ('SequenceLast', {'use_sequence_length': True, 'axis': 1}, [(4, 3, 2), ((4,), 'lengths3')]),
+    ('SequenceLast', {}, [(3, 4, 2)]),
+    ('SequenceReverse', {'use_sequence_length': True}, [(3, 4, 2), ((4,), 'lengths3')]),
+    ('SequenceReverse', {}, [(3, 4)]),
     ('swapaxes', {'dim1': 1, 'dim2': -1}, [(2, 3, 4)]),
     ('transpose', {}, [(2, 3, 4)]),
     ('transpose', {'axes': (1, 0, 2)}, [(2, 3, 4)]),
@@ -109,6 +117,8 @@ def make_input(rng, spec):
         x = rng.uniform(-2, 2, size=shape).astype(np.float32)
         x.reshape(-1)[::3] = 0
         return x
+    if kind == 'lengths3':    # sequence lengths 1..3, one per sample
+        return rng.randint(1, 4, size=shape).astype(np.float32)
     if kind == 'bounds':      # exact bound values for clip
         x = rng.uniform(-1, 1, size=shape).astype(np.float32)
         x.reshape(-1)[:4] = [-0.5, 0.5, -1.0, 1.0]
