@@ -9,7 +9,7 @@ actual value.
 
 import numpy as np
 
-__all__ = ['MXNetError', 'ShapeError', 'TypeInferError', 'BindError',
+__all__ = ['MXNetError', 'NotImplementedForSymbol', 'ShapeError', 'TypeInferError', 'BindError',
            'ParamError', 'ContextError', 'GraphFormatError', 'mx_real_t', 'string_types',
            'numeric_types', 'integer_types']
 
@@ -19,8 +19,22 @@ numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
 
 
-class MXNetError(Exception):
-    """Base class of every error reflib raises on purpose."""
+class MXNetError(RuntimeError):
+    """Base class of every error reflib raises on purpose (a RuntimeError, as MXNet's is)."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray operation asked of a Symbol, which has no values to compute it on."""
+
+    def __init__(self, function, alias=None, *args):
+        super().__init__(function, alias, *args)
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+
+    def __str__(self):
+        name = self.function if self.alias is None else '%s (namely operator "%s")' % (self.function, self.alias)
+        return ('%s is not implemented for Symbol and only available in NDArray: a symbol has no values '
+                'until it is bound and run' % name)
 
 
 class ParamError(MXNetError, ValueError):

@@ -299,3 +299,25 @@ def test_a_states_file_cannot_call_arbitrary_code(tmp_path):
     huge = b'\x80\x04cbuiltins\nbytearray\n\x8a\x06\x00\x00\x00\x00\x00\x01\x85R.'    # bytearray(2**40)
     with pytest.raises(mx.optimizer.OptimizerError, match='only bytes are expected'):
         mx.optimizer.get_updater(mx.optimizer.SGD()).set_states(huge)
+
+
+# ---------------------------------------------------------------------------- MXNet's conventions
+
+
+def test_mxnet_error_is_a_runtime_error_as_in_mxnet():
+    assert issubclass(MXNetError, RuntimeError)
+    assert issubclass(ParamError, ValueError) and issubclass(ParamError, RuntimeError)
+
+
+def test_a_symbol_has_no_truth_value():
+    with pytest.raises(mx.base.NotImplementedForSymbol, match='bool.*not implemented for Symbol'):
+        bool(mx.sym.Variable('x'))
+
+
+def test_creation_functions_fill_out_in_place():
+    a = mx.nd.zeros((2, 2))
+    assert mx.nd.ones((2, 2), out=a) is a
+    np.testing.assert_array_equal(a.asnumpy(), np.ones((2, 2)))
+    assert mx.nd.zeros((2, 2), out=a) is a and not a.asnumpy().any()
+    with pytest.raises(ShapeError, match=r'out= has shape \(2, 2\)'):
+        mx.nd.ones((3,), out=a)

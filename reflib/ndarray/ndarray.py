@@ -514,12 +514,22 @@ def _alloc(fill, shape, ctx, dtype):
         return NDArray(ctx.xp.full(shape, fill, dtype=dtype or mx_real_t), ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
-    return _alloc(0, shape, ctx, dtype)
+def _filled(fill, shape, ctx, dtype, out):
+    """A new array, or ``out`` (MXNet's out=) filled in place and returned."""
+    if out is None:
+        return _alloc(fill, shape, ctx, dtype)
+    if _as_shape(shape, 'creating an NDArray') != out.shape:
+        raise ShapeError('out= has shape %s, the array asked for %s' % (out.shape, tuple(shape)))
+    out[:] = fill
+    return out
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
-    return _alloc(1, shape, ctx, dtype)
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+    return _filled(0, shape, ctx, dtype, out)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    return _filled(1, shape, ctx, dtype, out)
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):

@@ -404,6 +404,10 @@ class Symbol:
     def __radd__(self, o): return self._binary(o, '_Plus', '_PlusScalar', True)
     def __sub__(self, o): return self._binary(o, '_Minus', '_MinusScalar')
     def __rsub__(self, o): return self._binary(o, '_Minus', '_RMinusScalar', True)
+
+    def __bool__(self):
+        from ..base import NotImplementedForSymbol
+        raise NotImplementedForSymbol(self.__bool__, 'bool')
     def __mul__(self, o): return self._binary(o, '_Mul', '_MulScalar')
     def __rmul__(self, o): return self._binary(o, '_Mul', '_MulScalar', True)
     def __truediv__(self, o): return self._binary(o, '_Div', '_DivScalar')
