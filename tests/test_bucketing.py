@@ -100,3 +100,17 @@ def test_a_language_model_fits_with_mxnets_perplexity_epoch_by_epoch(cell_kind):
     for name, value in params.items():
         np.testing.assert_allclose(value, golden['%s/param/%s' % (cell_kind, name)], rtol=1e-4, atol=1e-5,
                                    err_msg=name)
+
+
+def test_a_monitor_follows_every_bucket():
+    mod = mx.mod.BucketingModule(case.sym_gen_for(mx), default_bucket_key=5)
+    mod.bind([('data', (case.BATCH, 5))], [('softmax_label', (case.BATCH, 5))])
+    mod.init_params()
+    seen = []
+    mon = mx.monitor.Monitor(1, stat_func=lambda x: x, pattern='pred_output')
+    mod.install_monitor(mon)
+    for batch in case.batches(mx)[:2]:               # buckets 5, then 3 (bound now, with the monitor)
+        mon.tic()
+        mod.forward(batch, is_train=False)
+        seen.append([name for _, name, _ in mon.toc()])
+    assert seen == [['pred_output'], ['pred_output']]

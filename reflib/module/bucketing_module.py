@@ -206,8 +206,6 @@ class BucketingModule(BaseModule):
         module = self._buckets.get(bucket_key)
         if module is None:
             module = self._buckets[bucket_key] = self._new_module(bucket_key)
-            if self._monitor is not None:
-                module.install_monitor(self._monitor)
         if not module.binded:
             module.bind(data_shapes, label_shapes, self._curr_module.for_training,
                         self._curr_module.inputs_need_grad, force_rebind=False,
