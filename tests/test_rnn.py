@@ -13,7 +13,7 @@ import reflib as mx
 
 GOLDEN = os.path.join(os.path.dirname(__file__), 'golden')
 sys.path.insert(0, GOLDEN)
-from rnn_cases import CASES, DATA_SHAPE, build  # noqa: E402
+from rnn_cases import CASES, DATA_SHAPE, INFERENCE_ONLY, build  # noqa: E402
 
 with open(os.path.join(GOLDEN, 'rnn.json')) as _f:
     DOC = json.load(_f)
@@ -40,11 +40,14 @@ def test_forward_and_backward_match_mxnet(name):
     args = {n: mx.nd.array(ARRAYS['%s/arg/%s' % (name, n)]) for n in net.list_arguments()}
     grads = {n: mx.nd.zeros(a.shape) for n, a in args.items()}
     exe = net.bind(mx.cpu(), args=args, args_grad=grads)
-    exe.forward(is_train=True)
+    train = name not in INFERENCE_ONLY
+    exe.forward(is_train=train)
     heads = [mx.nd.array(ARRAYS['%s/head/%d' % (name, k)]) for k in range(len(exe.outputs))]
-    exe.backward(heads)
     for k, out in enumerate(exe.outputs):
         np.testing.assert_allclose(out.asnumpy(), ARRAYS['%s/out/%d' % (name, k)], rtol=1e-5, atol=1e-6)
+    if not train:
+        return
+    exe.backward(heads)
     for n, g in grads.items():
         np.testing.assert_allclose(g.asnumpy(), ARRAYS['%s/grad/%s' % (name, n)], rtol=1e-4, atol=1e-6,
                                    err_msg=n)
@@ -115,3 +118,14 @@ def test_a_modified_cell_refuses_to_be_called_alone():
     with pytest.raises(ValueError, match='modifier'):
         base.begin_state()
     assert len(residual.begin_state()) == 1
+
+
+def test_zoneout_keeps_previous_values_in_training():
+    # zoneout_outputs=1: in training every unit keeps its previous output, zeros before the first step
+    cell = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(3, prefix='z_'), zoneout_outputs=1.0)
+    outputs, _ = cell.unroll(2, mx.sym.Variable('data'), merge_outputs=True)
+    exe = outputs.simple_bind(mx.cpu(), data=(2, 2, 4))
+    for arr in exe.arg_dict.values():
+        arr[:] = 0.5
+    np.testing.assert_array_equal(exe.forward(is_train=True)[0].asnumpy(), np.zeros((2, 2, 3)))
+    assert exe.forward(is_train=False)[0].asnumpy().min() > 0.5        # inference: the RNN's own outputs

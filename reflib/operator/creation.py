@@ -70,3 +70,35 @@ class Full(_Creation):
 
     def fill(self, p):
         return p.value
+
+
+class _Like(Operator):
+    """An array of the input's shape and dtype, filled with a constant; no gradient flows back."""
+    value = None
+
+    def forward(self, p, env, inputs, aux):
+        target = env.target(0)
+        if target is None:
+            return [env.xp.full_like(inputs[0], self.value)]
+        target[...] = self.value
+        return [target]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [env.xp.zeros_like(inputs[0])]
+
+    def backward_reads(self, p):
+        return [0], []
+
+
+@register
+class ZerosLike(_Like):
+    """Zeros shaped like the input (``mx.sym.zeros_like``)."""
+    name = 'zeros_like'
+    value = 0
+
+
+@register
+class OnesLike(_Like):
+    """Ones shaped like the input (``mx.sym.ones_like``); ZoneoutCell draws its masks from them."""
+    name = 'ones_like'
+    value = 1

@@ -142,3 +142,30 @@ _scalar_op('_power_scalar', '_powerscalar', lambda x, s, xp: x ** _cast(s, x),
            lambda x, s, y, xp: _cast(s, x) * x ** _cast(s - 1, x), aliases=('_PowerScalar',))
 _scalar_op('_rpower_scalar', '_rpowerscalar', lambda x, s, xp: _cast(s, x) ** x,
            lambda x, s, y, xp: y * _cast(np.log(s), x), aliases=('_RPowerScalar',))
+
+
+@register
+class Where(Operator):
+    """``x`` where ``condition`` is non-zero, ``y`` elsewhere (all three of one shape).  The
+    gradient goes to ``x`` or ``y`` by the same choice; ``condition`` gets none."""
+    name = 'where'
+
+    def inputs(self, p):
+        return ['condition', 'x', 'y']
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        data = in_types[1] if in_types[1] is not None else (in_types[2] if in_types[2] is not None else out_types[0])
+        return [in_types[0] if in_types[0] is not None else data, data, data], [data], aux_types
+
+    def forward(self, p, env, inputs, aux):
+        condition, x, y = inputs
+        return [env.xp.where(condition != 0, x, y)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, g = env.xp, out_grads[0]
+        chosen = inputs[0] != 0
+        zero = xp.zeros_like(g)
+        return [xp.zeros_like(inputs[0]), xp.where(chosen, g, zero), xp.where(chosen, zero, g)]
+
+    def backward_reads(self, p):
+        return [0], []

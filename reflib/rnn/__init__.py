@@ -2,6 +2,7 @@
 language models (io.py), and checkpoints of cell weights (rnn.py)."""
 
 from .rnn_cell import (RNNParams, BaseRNNCell, RNNCell, LSTMCell, GRUCell,  # noqa: F401
-                       SequentialRNNCell, DropoutCell, ModifierCell, ResidualCell, BidirectionalCell)
+                       SequentialRNNCell, DropoutCell, ModifierCell, ResidualCell, BidirectionalCell,
+                       ZoneoutCell)
 from .io import encode_sentences, BucketSentenceIter  # noqa: F401
 from .rnn import save_rnn_checkpoint, load_rnn_checkpoint, do_rnn_checkpoint  # noqa: F401

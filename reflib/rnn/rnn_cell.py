@@ -22,7 +22,7 @@ from .. import symbol
 from ..initializer import LSTMBias
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'SequentialRNNCell', 'DropoutCell',
-           'ModifierCell', 'ResidualCell', 'BidirectionalCell']
+           'ModifierCell', 'ResidualCell', 'BidirectionalCell', 'ZoneoutCell']
 
 
 def _normalize_sequence(length, inputs, layout, merge, in_layout=None):
@@ -517,3 +517,38 @@ class BidirectionalCell(BaseRNNCell):
         super().reset()
         for cell in getattr(self, '_cells', []):
             cell.reset()
+
+
+class ZoneoutCell(ModifierCell):
+    """Zoneout (Krueger et al.): in training, each unit of the output (and of each state)
+    keeps its previous value with probability ``zoneout_outputs`` (``zoneout_states``)
+    instead of taking the new one.  The choice is a Dropout of ones: at inference Dropout
+    keeps everything, so the cell computes its base cell's values."""
+
+    def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
+        if isinstance(base_cell, BidirectionalCell):
+            raise ValueError('a BidirectionalCell cannot be stepped: zone out the cells inside it instead')
+        super().__init__(base_cell)
+        self.zoneout_outputs = zoneout_outputs
+        self.zoneout_states = zoneout_states
+        self.prev_output = None
+
+    def reset(self):
+        super().reset()
+        self.prev_output = None
+
+    def __call__(self, inputs, states):
+        next_output, next_states = self.base_cell(inputs, states)
+
+        def keep_new(p, like):
+            return symbol.Dropout(symbol.ones_like(like), p=p)
+
+        # before the first step the previous output is zeros, shaped by the new one (0 = inferred)
+        prev_output = self.prev_output if self.prev_output is not None else symbol.zeros((0, 0))
+        output = (symbol.where(keep_new(self.zoneout_outputs, next_output), next_output, prev_output)
+                  if self.zoneout_outputs != 0. else next_output)
+        if self.zoneout_states != 0.:
+            next_states = [symbol.where(keep_new(self.zoneout_states, new), new, old)
+                           for new, old in zip(next_states, states)]
+        self.prev_output = output
+        return output, next_states

@@ -11,7 +11,8 @@ over 3 steps of a (2, 3, 4) batch, layout NTC, outputs merged:
   argument shapes, and the names unpack_weights gives;
 * rnn.npz: the seeded parameters and data given to it, the outputs of a training
   forward (merged output, then the last states), and the gradient of every argument
-  after backward with seeded head gradients.
+  after backward with seeded head gradients (for INFERENCE_ONLY cases, whose training
+  forward is random, an inference forward and no gradients).
 """
 
 import json
@@ -24,7 +25,7 @@ import mxnet as mx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from rnn_cases import CASES, DATA_SHAPE, build  # noqa: E402
+from rnn_cases import CASES, DATA_SHAPE, INFERENCE_ONLY, build  # noqa: E402
 
 warnings.simplefilter('ignore')
 
@@ -39,9 +40,11 @@ def main():
         args = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s)) for n, s in zip(net.list_arguments(), arg_shapes)}
         grads = {n: mx.nd.zeros(s) for n, s in zip(net.list_arguments(), arg_shapes)}
         exe = net.bind(mx.cpu(), args=args, args_grad=grads)
-        exe.forward(is_train=True)
+        train = name not in INFERENCE_ONLY
+        exe.forward(is_train=train)
         heads = [mx.nd.array(rng.uniform(-1, 1, s)) for s in out_shapes]
-        exe.backward(heads)
+        if train:
+            exe.backward(heads)
         for n, a in args.items():
             arrays['%s/arg/%s' % (name, n)] = a.asnumpy()
             arrays['%s/grad/%s' % (name, n)] = grads[n].asnumpy()

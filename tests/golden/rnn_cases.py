@@ -5,7 +5,9 @@ DATA_SHAPE = (2, 3, 4)      # batch, time, features (layout NTC)
 STEPS = 3
 
 CASES = ['lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'stacked_lstm_gru', 'lstm_list_io', 'residual_dropout_stack',
-         'residual_list_io', 'bidirectional', 'bidirectional_list_io']
+         'residual_list_io', 'bidirectional', 'bidirectional_list_io', 'zoneout']
+# cases whose training forward is random (Dropout masks): compared at inference, no backward
+INFERENCE_ONLY = {'zoneout'}
 
 
 def build(mx, name):
@@ -35,6 +37,8 @@ def build(mx, name):
         steps = list(mx.sym.split(data, axis=1, num_outputs=STEPS, squeeze_axis=1))
         outputs, states = cell.unroll(STEPS, steps, merge_outputs=False)
         return cell, mx.sym.Group(list(outputs) + list(states))
+    elif name == 'zoneout':
+        cell = mx.rnn.ZoneoutCell(mx.rnn.LSTMCell(4, prefix='z_'), zoneout_outputs=0.3, zoneout_states=0.2)
     elif name == 'bidirectional':
         cell = mx.rnn.BidirectionalCell(mx.rnn.LSTMCell(4, prefix='fw_'), mx.rnn.GRUCell(3, prefix='bw_'))
     elif name == 'bidirectional_list_io':
