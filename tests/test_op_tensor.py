@@ -94,7 +94,7 @@ def test_golden_covers_every_operator():
                  '_copy', 'sum', 'mean', 'max', 'min', 'broadcast_add', 'broadcast_sub', 'broadcast_mul',
                  'broadcast_div', 'broadcast_to', 'broadcast_axis', 'exp', 'log', 'sqrt', 'square', 'abs',
                  'negative', 'reciprocal', 'sign', 'relu', 'sigmoid', 'tanh', 'clip', 'reverse', 'SwapAxis', 'SequenceMask', 'SequenceLast',
-                 'SequenceReverse']:
+                 'SequenceReverse', 'ones_like', 'zeros_like', 'where']:
         assert name in names, name
 
 
@@ -231,6 +231,8 @@ GRADIENTS = [
     ('expand_dims', {'axis': 1}, [rand(2, 3)]),
     ('reverse', {'axis': (0, 2)}, [rand(2, 3, 2)]),
     ('SwapAxis', {'dim1': 0, 'dim2': 2}, [rand(2, 3, 4)]),
+    ('ones_like', {}, [rand(2, 3)]),
+    ('zeros_like', {}, [rand(2, 3)]),
     ('_copy', {}, [rand(2, 3)]),
     ('sum', {'axis': (0, 2)}, [rand(2, 3, 2)]),
     ('sum', {'axis': 1, 'exclude': True, 'keepdims': True}, [rand(2, 3, 2)]),
@@ -263,6 +265,12 @@ GRADIENTS = [
 @pytest.mark.parametrize('name,params,inputs', GRADIENTS, ids=['%s%s' % (g[0], g[1]) for g in GRADIENTS])
 def test_gradient_matches_finite_differences(name, params, inputs):
     check_op_gradient(name, inputs, params)
+
+
+def test_where_gradient_matches_finite_differences():
+    # the condition is a choice, not a differentiable input: x and y are checked
+    condition = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 1.0]])
+    check_op_gradient('where', [condition, rand(2, 3), rand(2, 3, seed=1)], {}, grad_inputs=[1, 2])
 
 
 @pytest.mark.parametrize('name,params,inputs', [
