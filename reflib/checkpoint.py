@@ -130,12 +130,11 @@ def recover(prefix, epoch):
 
 
 def verify(prefix, epoch, paths, shared=()):
-    """Check that the files ``paths`` of this checkpoint come from one save, finishing an
-    interrupted save first; a checkpoint without a manifest (MXNet's) is not checked.
+    """Check that the files ``paths`` of this checkpoint come from one save (call ``recover``
+    first); a checkpoint without a manifest (MXNet's) is not checked.
 
     A ``shared`` file (the symbol file, which every epoch of a prefix shares) is checked
     only when the save wrote it: ``save_checkpoint(symbol=None)`` leaves it as it was."""
-    recover(prefix, epoch)
     manifest = manifest_path(prefix, epoch)
     if not os.path.exists(manifest):
         return

@@ -47,12 +47,17 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
+def _params_file(prefix, epoch, caller):
+    fname = '%s-%04d.params' % (prefix, epoch)
+    if not os.path.exists(fname):
+        raise MXNetError('%s: no parameter file %s (prefix %r, epoch %d)' % (caller, fname, prefix, epoch))
+    return fname
+
+
 def load_params(prefix, epoch):
     """(arg_params, aux_params) from ``prefix-%04d.params``."""
-    fname = '%s-%04d.params' % (prefix, epoch)
     checkpoint.recover(prefix, epoch)
-    if not os.path.exists(fname):
-        raise MXNetError('load_params: no parameter file %s (prefix %r, epoch %d)' % (fname, prefix, epoch))
+    fname = _params_file(prefix, epoch, 'load_params')
     checkpoint.verify(prefix, epoch, [fname])
     return split_params(nd.load(fname), fname)
 
@@ -75,12 +80,11 @@ def split_params(loaded, fname):
 
 def load_checkpoint(prefix, epoch):
     """(symbol, arg_params, aux_params) saved by save_checkpoint / Module.save_checkpoint."""
-    fname = '%s-symbol.json' % prefix
     checkpoint.recover(prefix, epoch)
+    fname = '%s-symbol.json' % prefix
     if not os.path.exists(fname):
         raise MXNetError('load_checkpoint: no symbol file %s' % fname)
-    checkpoint.verify(prefix, epoch, [], shared=[fname])
-    symbol = sym.load(fname)
-    arg_params, aux_params = load_params(prefix, epoch)
-    return symbol, arg_params, aux_params
-
+    params = _params_file(prefix, epoch, 'load_params')
+    checkpoint.verify(prefix, epoch, [params], shared=[fname])
+    arg_params, aux_params = split_params(nd.load(params), params)
+    return sym.load(fname), arg_params, aux_params

@@ -22,9 +22,9 @@ import numpy as np
 from ..base import MXNetError
 from .. import ndarray as nd
 from .. import metric as _metric
-from ..context import cpu
 from ..io import DataBatch, DataDesc, DataIter
-from ..model import BatchEndParam, split_params
+from ..model import BatchEndParam, params_bytes, split_params
+from ..util import atomic_write_bytes
 from ..initializer import Uniform
 from ..kvstore.dist import node_prefix
 
@@ -260,10 +260,7 @@ class BaseModule:
 
     def save_params(self, fname):
         """Save ``arg:NAME`` / ``aux:NAME`` arrays in MXNet's .params format (atomically)."""
-        arg_params, aux_params = self.get_params()
-        save_dict = {('arg:%s' % k): v.as_in_context(cpu()) for k, v in arg_params.items()}
-        save_dict.update({('aux:%s' % k): v.as_in_context(cpu()) for k, v in aux_params.items()})
-        nd.save(fname, save_dict)
+        atomic_write_bytes(fname, params_bytes(*self.get_params()))
 
     def load_params(self, fname):
         """Set the parameters from a file written by save_params (or MXNet's)."""
