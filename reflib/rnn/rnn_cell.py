@@ -281,23 +281,23 @@ class GRUCell(BaseRNNCell):
         return next_h, [next_h]
 
 
-class SequentialRNNCell(BaseRNNCell):
-    """Cells stacked: each step runs them in order, the output of one the input of the next;
-    the states are the cells' states, concatenated."""
+class _CellGroup(BaseRNNCell):
+    """Cells made of other cells (SequentialRNNCell, BidirectionalCell): the states, weights
+    and resets of the group are those of its cells, in order."""
 
     def __init__(self, params=None):
         super().__init__(prefix='', params=params)
         self._override_cell_params = params is not None
         self._cells = []
 
-    def add(self, cell):
-        """Stack ``cell`` on top (with this container's params, when it was given some)."""
-        self._cells.append(cell)
+    def _adopt(self, cell):
+        """Take ``cell`` in, sharing one params container (this group's, when it was given one)."""
         if self._override_cell_params:
             if not cell._own_params:
-                raise ValueError('either give the SequentialRNNCell params or the cells, not both')
+                raise ValueError('either give %s params or its cells, not both' % type(self).__name__)
             cell.params._params.update(self.params._params)
         self.params._params.update(cell.params._params)
+        self._cells.append(cell)
 
     @property
     def state_info(self):
@@ -319,12 +319,27 @@ class SequentialRNNCell(BaseRNNCell):
         return args
 
     def _split_states(self, states):
+        """``states`` cut into one list per cell."""
         pieces, start = [], 0
         for cell in self._cells:
             count = len(cell.state_info)
             pieces.append(states[start:start + count])
             start += count
         return pieces
+
+    def reset(self):
+        super().reset()
+        for cell in getattr(self, '_cells', []):
+            cell.reset()
+
+
+class SequentialRNNCell(_CellGroup):
+    """Cells stacked: each step runs them in order, the output of one the input of the next;
+    the states are the cells' states, concatenated."""
+
+    def add(self, cell):
+        """Stack ``cell`` on top (with this container's params, when it was given some)."""
+        self._adopt(cell)
 
     def __call__(self, inputs, states):
         self._counter += 1
@@ -344,11 +359,6 @@ class SequentialRNNCell(BaseRNNCell):
                                               merge_outputs=merge_outputs if k == last else None)
             next_states += cell_states
         return inputs, next_states
-
-    def reset(self):
-        super().reset()
-        for cell in getattr(self, '_cells', []):
-            cell.reset()
 
 
 class DropoutCell(BaseRNNCell):
@@ -442,56 +452,29 @@ class ResidualCell(ModifierCell):
                 for out, inp in zip(outputs, inputs)], states
 
 
-class BidirectionalCell(BaseRNNCell):
+class BidirectionalCell(_CellGroup):
     """Two cells over one sequence, ``l_cell`` forwards and ``r_cell`` backwards; at each step
     the two outputs are concatenated (``<output_prefix>t<k>``, or ``<output_prefix>out`` for a
     merged sequence).  The states are the two cells' last states.  It can only be unrolled:
     a step needs the whole sequence."""
 
     def __init__(self, l_cell, r_cell, params=None, output_prefix='bi_'):
-        super().__init__('', params=params)
+        super().__init__(params=params)
         self._output_prefix = output_prefix
-        self._override_cell_params = params is not None
-        if self._override_cell_params:
-            if not (l_cell._own_params and r_cell._own_params):
-                raise ValueError('either give the BidirectionalCell params or the cells, not both')
-            l_cell.params._params.update(self.params._params)
-            r_cell.params._params.update(self.params._params)
-        self.params._params.update(l_cell.params._params)
-        self.params._params.update(r_cell.params._params)
-        self._cells = [l_cell, r_cell]
-
-    def unpack_weights(self, args):
-        for cell in self._cells:
-            args = cell.unpack_weights(args)
-        return args
-
-    def pack_weights(self, args):
-        for cell in self._cells:
-            args = cell.pack_weights(args)
-        return args
+        self._adopt(l_cell)
+        self._adopt(r_cell)
 
     def __call__(self, inputs, states):
         raise NotImplementedError('a BidirectionalCell cannot be stepped: unroll it')
-
-    @property
-    def state_info(self):
-        return [info for cell in self._cells for info in cell.state_info]
-
-    def begin_state(self, **kwargs):
-        if self._modified:
-            raise ValueError('this cell is wrapped by a modifier cell: call the modifier')
-        return [state for cell in self._cells for state in cell.begin_state(**kwargs)]
 
     def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
         self.reset()
         inputs, axis = _normalize_sequence(length, inputs, layout, False)
         states = self.begin_state() if begin_state is None else begin_state
-        l_cell, r_cell = self._cells
-        n_left = len(l_cell.state_info)
-        l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=states[:n_left], layout=layout,
+        (l_cell, r_cell), (l_begin, r_begin) = self._cells, self._split_states(states)
+        l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=l_begin, layout=layout,
                                             merge_outputs=merge_outputs)
-        r_outputs, r_states = r_cell.unroll(length, inputs=list(reversed(inputs)), begin_state=states[n_left:],
+        r_outputs, r_states = r_cell.unroll(length, inputs=list(reversed(inputs)), begin_state=r_begin,
                                             layout=layout, merge_outputs=merge_outputs)
         if merge_outputs is None:
             merge_outputs = isinstance(l_outputs, symbol.Symbol) and isinstance(r_outputs, symbol.Symbol)
@@ -512,11 +495,6 @@ class BidirectionalCell(BaseRNNCell):
                                  else '%st%d' % (self._output_prefix, i))
                    for i, (l_out, r_out) in enumerate(zip(l_outputs, r_outputs))]
         return (outputs[0] if merge_outputs else outputs), [l_states, r_states]
-
-    def reset(self):
-        super().reset()
-        for cell in getattr(self, '_cells', []):
-            cell.reset()
 
 
 class ZoneoutCell(ModifierCell):
