@@ -13,6 +13,15 @@ from .registry import Operator, Param, merge_shape, register
 _DTYPES = ('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8', 'bool')
 
 
+def _filled(env, value, make):
+    """The planned output array filled with ``value``, or ``make()`` where none is planned."""
+    target = env.target(0)
+    if target is None:
+        return [make()]
+    target[...] = value
+    return [target]
+
+
 class _Creation(Operator):
     """Shared by the three: parameters, shape and type rules, and an empty backward."""
     value = None
@@ -37,12 +46,10 @@ class _Creation(Operator):
         return [], [np.dtype(p.dtype)], aux_types
 
     def forward(self, p, env, inputs, aux):
-        target = env.target(0)
-        if target is None:
+        def make():
             with env.ctx.device_scope():
-                return [env.xp.full(tuple(p.shape), self.fill(p), dtype=p.dtype)]
-        target[...] = self.fill(p)
-        return [target]
+                return env.xp.full(tuple(p.shape), self.fill(p), dtype=p.dtype)
+        return _filled(env, self.fill(p), make)
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return []
@@ -77,11 +84,7 @@ class _Like(Operator):
     value = None
 
     def forward(self, p, env, inputs, aux):
-        target = env.target(0)
-        if target is None:
-            return [env.xp.full_like(inputs[0], self.value)]
-        target[...] = self.value
-        return [target]
+        return _filled(env, self.value, lambda: env.xp.full_like(inputs[0], self.value))
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [env.xp.zeros_like(inputs[0])]
