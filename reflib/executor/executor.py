@@ -636,7 +636,6 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     if not isinstance(ctx, Context):
         raise BindError('simple_bind: ctx must be one Context, got %r; to spread a batch over '
                         'several devices use mx.mod.Module(context=[...])' % (ctx,))
-    check_unique_variables(symbol, 'simple_bind')
     arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
     inputs = set(arg_names + aux_names)
     shapes = {k: v for k, v in (shapes or {}).items() if k in inputs}
