@@ -1,4 +1,4 @@
-"""Tests of the layers in reflib/operator/nn.py added after FullyConnected/Activation:
+"""Tests of the layers in reflib/operator (nn, conv, pooling, norm) added after FullyConnected/Activation:
 Convolution, Pooling, BatchNorm, LeakyReLU, Dropout, Embedding.
 
 Three kinds of evidence per operator:
@@ -22,7 +22,7 @@ from reflib import random as mx_random
 from reflib.base import MXNetError, ParamError, ShapeError
 from reflib.context import cpu
 from reflib.operator import OpEnv, get
-from reflib.operator.nn import scatter_add
+from reflib.operator.common import scatter_add
 from reflib.test_utils import check_op_gradient, op_forward
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden', 'ops_nn.npz')

@@ -1,4 +1,4 @@
-"""Tests for reflib/operator/tensor.py: shape ops, reductions, broadcasting, unary math.
+"""Tests for reflib/operator/{shape,reduce,broadcast,unary,creation,sequence}.py: shape ops, reductions, broadcasting, unary math.
 
 Three kinds of checks per operator:
 
@@ -22,7 +22,7 @@ import reflib as mx
 from reflib.base import ParamError, ShapeError
 from reflib.context import cpu
 from reflib.operator import get, OpEnv
-from reflib.operator.tensor import reshape_target
+from reflib.operator.shape import reshape_target
 from reflib.test_utils import check_op_gradient, op_forward
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden', 'ops_tensor.npz')

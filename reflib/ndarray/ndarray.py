@@ -143,7 +143,7 @@ class NDArray:
 
     def reshape(self, *shape, **kwargs):
         """A view with a new shape; accepts MXNet's special codes 0, -1, -2, -3, -4."""
-        from ..operator.tensor import reshape_target
+        from ..operator.shape import reshape_target
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
         shape = kwargs.pop('shape', shape)

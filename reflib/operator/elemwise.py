@@ -8,8 +8,7 @@ both are kept here.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
-from ..base import ShapeError
+from .registry import Operator, Param, register
 
 
 # ------------------------------------------------------------ tensor (op) tensor

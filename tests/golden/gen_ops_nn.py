@@ -1,4 +1,4 @@
-"""Regenerate ops_nn.npz: MXNet 1.9.1's numbers for the layers in reflib/operator/nn.py.
+"""Regenerate ops_nn.npz: MXNet 1.9.1's numbers for the layers in reflib/operator (nn, conv, pooling, norm).
 
 Run with a Python that has the real MXNet 1.9.1 (not needed by the tests,
 which only read the .npz):

@@ -1,4 +1,4 @@
-"""Record golden values for reflib/operator/tensor.py from real MXNet 1.9.1.
+"""Record golden values for the tensor families of reflib/operator (shape, reduce, broadcast, unary, ...) from real MXNet 1.9.1.
 
 Run with a Python that has ``mxnet==1.9.1`` (not needed by the tests):
 

@@ -1,99 +1,21 @@
-"""Shape manipulation, reductions, broadcasting and unary math.
+"""Shape ops: they move data around without computing anything.
 
-Four families live here:
+``Reshape`` (with MXNet's special codes 0, -1, -2, -3, -4), ``Flatten``,
+``expand_dims``, ``transpose``, ``BlockGrad``, ``_copy`` (``identity``),
+``Concat`` and ``SliceChannel`` (``split``).
 
-* **shape ops** move data around without computing anything:
-  ``Flatten``, ``Reshape``, ``Concat``, ``SliceChannel`` (``split``),
-  ``transpose``, ``expand_dims``, ``BlockGrad`` and ``_copy`` (``identity``);
-* **reductions** ``sum``, ``mean``, ``max``, ``min`` over an ``axis`` tuple,
-  with ``keepdims`` and ``exclude``;
-* **broadcasting** ``broadcast_add/sub/mul/div`` (numpy-style broadcasting of
-  two inputs), ``broadcast_to`` and ``broadcast_axis``;
-* **unary math** ``exp``, ``log``, ``sqrt``, ``square``, ``abs``, ``negative``,
-  ``reciprocal``, ``sign``, ``relu``, ``sigmoid``, ``tanh`` and ``clip``.
-
-A few MXNet 1.x conventions matter throughout:
-
-* MXNet 1.x has no 0-d arrays: a reduction over every axis gives shape ``(1,)``.
-* In shape inference a 0 dimension means *unknown* (legacy shape semantics).
-* Forward outputs never share memory with inputs (as in MXNet, where bound
-  arguments and outputs are separate buffers), so writing into an argument
-  after ``forward`` does not change the outputs already computed.
-
-Every computation goes through ``env.xp`` so the same code runs on numpy
-(cpu) and cupy (gpu).  Python scalars only meet arrays as weak scalars or as
-``x.dtype.type(value)``, so float32 data stays float32.
+MXNet 1.x conventions: a 0 dimension in shape inference means *unknown*, and
+an output never shares memory with an input unless the memory plan says so
+(``reshaped_into`` writes into the planned array, which for Reshape and Flatten
+is usually the input's own memory).
 """
 
 from .registry import Operator, Param, register, merge_shape, shape_is_known
 from .registry import prod as _prod
+from .common import shape_str, normalize_axis, fresh_copy, reshaped_into
 from ..base import ParamError, ShapeError
 
 __all__ = ['reshape_target']
-
-
-# ---------------------------------------------------------------- helpers
-def _fmt(shape):
-    """``(2,3,4)``, ``(5,)``: a shape without spaces; unknown dims show as 0."""
-    if shape is None:
-        return 'unknown'
-    return '(%s%s)' % (','.join(str(d) for d in shape), ',' if len(shape) == 1 else '')
-
-
-def _normalize_axis(op, what, axis, ndim, extra=0):
-    """``axis`` made non-negative, checked against ``ndim`` (+``extra`` for insert positions)."""
-    size = ndim + extra
-    if not -size <= axis < size:
-        raise ShapeError('%s: %s=%d is out of range for a %d-d input (valid: %d..%d)'
-                         % (op, what, axis, ndim, -size, size - 1))
-    return axis + size if axis < 0 else axis
-
-
-def _copy(xp, x):
-    """A fresh, contiguous array holding ``x`` (outputs never alias inputs)."""
-    return xp.array(x, copy=True, order='C')
-
-
-def _reshaped(env, x, shape, target):
-    """``x`` with a new shape, in the planned array ``target`` if there is one, else in
-    fresh memory (outputs never alias inputs).  The plan usually makes ``target`` ``x``'s
-    own memory (``inplace_identity``): then nothing moves.
-    """
-    if target is None:
-        return _copy(env.xp, x.reshape(shape))
-    view = x.reshape(shape)
-    if not _same_memory(view, target):
-        target[...] = view
-    return target
-
-
-def _same_memory(a, b):
-    """Whether two arrays of one shape are the very same elements (same start and strides)."""
-    if a.strides != b.strides or a.dtype != b.dtype:
-        return False
-    if hasattr(a, '__array_interface__'):                                # numpy
-        return a.__array_interface__['data'][0] == b.__array_interface__['data'][0]
-    return a.data.ptr == b.data.ptr                                      # cupy
-
-
-def _sum_to(g, shape):
-    """Sum ``g`` over the axes broadcasting created or stretched, so it gets ``shape``."""
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
-    if axes:
-        g = g.sum(axis=axes, keepdims=True)
-    return g.reshape(shape)
-
-
-def _sign(x):
-    """-1, 0 or 1 in ``x``'s dtype; NaN gives 0 (MXNet's sign, unlike numpy's)."""
-    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
-
-
-def _expand_to(xp, g, like):
-    """``g`` (broadcastable to ``like``) materialized as a new array of ``like``'s shape."""
-    return xp.zeros(like.shape, dtype=g.dtype) + g
 
 
 # ================================================================ Reshape
@@ -225,10 +147,10 @@ def reshape_target(src_shape, codes, reverse=False):
         out = tuple(_apply_codes(src, codes, reverse))
     except _BadCodes as err:
         raise ShapeError('cannot reshape array of shape %s with %s: %s'
-                         % (_fmt(src), _describe(codes, reverse), err)) from None
+                         % (shape_str(src), _describe(codes, reverse), err)) from None
     if _prod(out) != _prod(src):
         raise ShapeError('cannot reshape array of shape %s (%d elements) with %s: the result %s has %d elements'
-                         % (_fmt(src), _prod(src), _describe(codes, reverse), _fmt(out), _prod(out)))
+                         % (shape_str(src), _prod(src), _describe(codes, reverse), shape_str(out), _prod(out)))
     return out
 
 
@@ -249,7 +171,7 @@ class _SameValues(Operator):
         return [], []                      # only the input's shape, which the stand-in has
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [_reshaped(env, out_grads[0], inputs[0].shape, env.grad_target(0))]
+        return [reshaped_into(env, out_grads[0], inputs[0].shape, env.grad_target(0))]
 
 
 @register
@@ -300,17 +222,17 @@ class Reshape(_SameValues):
             dims = self._dims(p, src)
         except _BadCodes as err:
             raise ShapeError("Reshape: cannot reshape input 'data' of shape %s with %s: %s"
-                             % (_fmt(data), self._request(p), err)) from None
+                             % (shape_str(data), self._request(p), err)) from None
         if dims is None:
             return None
         out = tuple(d if d is not None else 0 for d in dims)
         if shape_is_known(data) and shape_is_known(out) and _prod(out) != _prod(data):
             raise ShapeError("Reshape: cannot reshape input 'data' of shape %s (%d elements) with %s: "
                              "the result %s has %d elements"
-                             % (_fmt(data), _prod(data), self._request(p), _fmt(out), _prod(out)))
+                             % (shape_str(data), _prod(data), self._request(p), shape_str(out), _prod(out)))
         if shape_is_known(data) and not shape_is_known(out):
             raise ShapeError("Reshape: cannot reshape input 'data' of shape %s with %s: "
-                             "the result %s is not fully determined" % (_fmt(data), self._request(p), _fmt(out)))
+                             "the result %s is not fully determined" % (shape_str(data), self._request(p), shape_str(out)))
         return out
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
@@ -325,7 +247,7 @@ class Reshape(_SameValues):
             rest = _prod(d for d in data if d)
             if rest == 0 or _prod(out) % rest:
                 raise ShapeError("Reshape: input 'data' of shape %s cannot give output shape %s"
-                                 % (_fmt(data), _fmt(out)))
+                                 % (shape_str(data), shape_str(out)))
             data = tuple(_prod(out) // rest if d == 0 else d for d in data)
             out = merge_shape(out, self._forward_shape(p, data), where)
         return [data], [out], aux_shapes
@@ -341,7 +263,7 @@ class Reshape(_SameValues):
             target = self._forward_shape(p, x.shape)
         else:
             raise ParamError("Reshape: parameter 'shape' is empty, so the target shape is unknown")
-        return [_reshaped(env, x, target, env.target(0))]
+        return [reshaped_into(env, x, target, env.target(0))]
 
 
 @register
@@ -363,7 +285,7 @@ class Flatten(_SameValues):
         x = inputs[0]
         if x.ndim == 0:
             raise ShapeError("Flatten: input 'data' needs at least 1 dim, got shape ()")
-        return [_reshaped(env, x, (x.shape[0], _prod(x.shape[1:])), env.target(0))]
+        return [reshaped_into(env, x, (x.shape[0], _prod(x.shape[1:])), env.target(0))]
 
 
 @register
@@ -375,17 +297,17 @@ class ExpandDims(Operator):
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data, out = in_shapes[0], out_shapes[0]
         if data is not None:
-            axis = _normalize_axis(self.name, 'axis', p.axis, len(data), extra=1)
+            axis = normalize_axis(self.name, 'axis', p.axis, len(data), extra=1)
             out = merge_shape(out, data[:axis] + (1,) + data[axis:], 'expand_dims output')
         elif out is not None and len(out) >= 1:
-            axis = _normalize_axis(self.name, 'axis', p.axis, len(out) - 1, extra=1)
+            axis = normalize_axis(self.name, 'axis', p.axis, len(out) - 1, extra=1)
             data = out[:axis] + out[axis + 1:]
         return [data], [out], aux_shapes
 
     def forward(self, p, env, inputs, aux):
         x = inputs[0]
-        axis = _normalize_axis(self.name, 'axis', p.axis, x.ndim, extra=1)
-        return [_copy(env.xp, x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]))]
+        axis = normalize_axis(self.name, 'axis', p.axis, x.ndim, extra=1)
+        return [fresh_copy(env.xp, x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [out_grads[0].reshape(inputs[0].shape)]
@@ -403,7 +325,7 @@ class Transpose(Operator):
         if len(p.axes) != ndim:
             raise ShapeError('transpose: axes=%s has %d entries but the input has %d dims'
                              % (tuple(p.axes), len(p.axes), ndim))
-        perm = tuple(_normalize_axis(self.name, 'axes entry', a, ndim) for a in p.axes)
+        perm = tuple(normalize_axis(self.name, 'axes entry', a, ndim) for a in p.axes)
         if sorted(perm) != list(range(ndim)):
             raise ShapeError('transpose: axes=%s is not a permutation of 0..%d' % (tuple(p.axes), ndim - 1))
         return perm
@@ -441,7 +363,7 @@ class BlockGrad(Operator):
     aliases = ('stop_gradient',)
 
     def forward(self, p, env, inputs, aux):
-        return [_copy(env.xp, inputs[0])]
+        return [fresh_copy(env.xp, inputs[0])]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [env.xp.zeros_like(inputs[0])]
@@ -454,7 +376,7 @@ class Copy(Operator):
     aliases = ('identity',)
 
     def forward(self, p, env, inputs, aux):
-        return [_copy(env.xp, inputs[0])]
+        return [fresh_copy(env.xp, inputs[0])]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [out_grads[0]]
@@ -494,7 +416,7 @@ class Concat(Operator):
         if ref is None:
             return list(in_shapes), [out], aux_shapes
         ndim = len(ref[1])
-        axis = _normalize_axis(self.name, 'dim', p.dim, ndim)
+        axis = normalize_axis(self.name, 'dim', p.dim, ndim)
         # every shape must match the others off the concat axis
         common, source = [0] * ndim, [None] * ndim
         for name, shape in shapes:
@@ -503,14 +425,14 @@ class Concat(Operator):
             what = 'output' if name == 'output' else 'input %r' % name
             if len(shape) != ndim:
                 raise ShapeError('Concat: %s has shape %s but %s has shape %s; all must have %d dims'
-                                 % (what, _fmt(shape), _what(ref[0]), _fmt(ref[1]), ndim))
+                                 % (what, shape_str(shape), _what(ref[0]), shape_str(ref[1]), ndim))
             for i, d in enumerate(shape):
                 if i == axis or not d:
                     continue
                 if common[i] and common[i] != d:
                     raise ShapeError('Concat: %s has shape %s but %s has shape %s; '
                                      'they may differ only on axis dim=%d'
-                                     % (what, _fmt(shape), _what(source[i][0]), _fmt(source[i][1]), axis))
+                                     % (what, shape_str(shape), _what(source[i][0]), shape_str(source[i][1]), axis))
                 if not common[i]:
                     common[i], source[i] = d, (name, shape)
         sizes = [s[axis] if s is not None else 0 for s in in_shapes]
@@ -533,17 +455,17 @@ class Concat(Operator):
         return [with_axis(s) for s in sizes], [with_axis(total)], aux_shapes
 
     def forward(self, p, env, inputs, aux):
-        axis = _normalize_axis(self.name, 'dim', p.dim, inputs[0].ndim)
+        axis = normalize_axis(self.name, 'dim', p.dim, inputs[0].ndim)
         ref = inputs[0].shape
         for name, x in zip(self.inputs(p), inputs):
             if x.ndim != len(ref) or any(a != b for i, (a, b) in enumerate(zip(x.shape, ref)) if i != axis):
                 raise ShapeError("Concat: input %r has shape %s but input 'arg0' has shape %s; "
-                                 "they may differ only on axis dim=%d" % (name, _fmt(x.shape), _fmt(ref), axis))
+                                 "they may differ only on axis dim=%d" % (name, shape_str(x.shape), shape_str(ref), axis))
         return [env.xp.concatenate(list(inputs), axis=axis)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         g = out_grads[0]
-        axis = _normalize_axis(self.name, 'dim', p.dim, g.ndim)
+        axis = normalize_axis(self.name, 'dim', p.dim, g.ndim)
         grads, start = [], 0
         for x in inputs:
             stop = start + x.shape[axis]
@@ -573,14 +495,14 @@ class SliceChannel(Operator):
         return ['output%d' % i for i in range(p.num_outputs)]
 
     def _piece_shape(self, p, data):
-        axis = _normalize_axis(self.name, 'axis', p.axis, len(data))
+        axis = normalize_axis(self.name, 'axis', p.axis, len(data))
         d, n = data[axis], p.num_outputs
         if d and p.squeeze_axis and d != n:
             raise ShapeError("SliceChannel: with squeeze_axis=True axis %d of input 'data' must have size "
-                             "num_outputs=%d, got shape %s" % (axis, n, _fmt(data)))
+                             "num_outputs=%d, got shape %s" % (axis, n, shape_str(data)))
         if d and d % n:
             raise ShapeError("SliceChannel: cannot cut axis %d of input 'data' (shape %s) into %d equal pieces"
-                             % (axis, _fmt(data), n))
+                             % (axis, shape_str(data), n))
         if p.squeeze_axis:
             return tuple(data[:axis]) + tuple(data[axis + 1:])
         return tuple(data[:axis]) + (d // n,) + tuple(data[axis + 1:])
@@ -596,460 +518,16 @@ class SliceChannel(Operator):
     def forward(self, p, env, inputs, aux):
         x = inputs[0]
         piece = self._piece_shape(p, x.shape)
-        axis = _normalize_axis(self.name, 'axis', p.axis, x.ndim)
+        axis = normalize_axis(self.name, 'axis', p.axis, x.ndim)
         step = x.shape[axis] // p.num_outputs
-        return [_copy(env.xp, x[(slice(None),) * axis + (slice(k * step, (k + 1) * step),)]).reshape(piece)
+        return [fresh_copy(env.xp, x[(slice(None),) * axis + (slice(k * step, (k + 1) * step),)]).reshape(piece)
                 for k in range(p.num_outputs)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, x = env.xp, inputs[0]
-        axis = _normalize_axis(self.name, 'axis', p.axis, x.ndim)
+        axis = normalize_axis(self.name, 'axis', p.axis, x.ndim)
         shape = list(x.shape)
         shape[axis] //= p.num_outputs
         parts = [xp.zeros(shape, dtype=x.dtype) if g is None else g.reshape(shape)
                  for g in out_grads[:p.num_outputs]]
         return [xp.concatenate(parts, axis=axis)]
-
-
-# ================================================================ reductions
-class _Reduce(Operator):
-    """Common part of sum/mean/max/min.
-
-    ``axis`` is None or a tuple (negative entries count from the end; order
-    does not matter, duplicates are an error).  None or ``()`` reduces every
-    axis.  ``exclude=True`` reduces every axis *not* listed.  The output drops
-    the reduced axes (keeps them as size 1 with ``keepdims``); reducing every
-    axis without keepdims gives shape ``(1,)``.
-    """
-    params = {
-        'axis': Param('shape_or_none', None, doc='axes to reduce; None or () means all'),
-        'keepdims': Param('bool', False, doc='keep reduced axes with size 1'),
-        'exclude': Param('bool', False, doc='reduce the axes NOT in axis'),
-    }
-
-    def _axes(self, p, ndim):
-        if not p.axis:
-            return tuple(range(ndim))
-        axes = []
-        for a in p.axis:
-            if not -ndim <= a < ndim:
-                raise ShapeError("%s: axis %d is out of range for input 'data' with %d dims (axis=%s)"
-                                 % (self.name, a, ndim, tuple(p.axis)))
-            axes.append(a + ndim if a < 0 else a)
-        if len(set(axes)) != len(axes):
-            raise ShapeError('%s: axis=%s names the same axis twice' % (self.name, tuple(p.axis)))
-        if p.exclude:
-            return tuple(i for i in range(ndim) if i not in axes)
-        return tuple(sorted(axes))
-
-    def _out_shape(self, p, shape):
-        axes = self._axes(p, len(shape))
-        if p.keepdims:
-            return tuple(1 if i in axes else d for i, d in enumerate(shape))
-        kept = tuple(d for i, d in enumerate(shape) if i not in axes)
-        return kept if kept else (1,)
-
-    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        data, out = in_shapes[0], out_shapes[0]
-        if data is not None:
-            out = merge_shape(out, self._out_shape(p, data), '%s output' % self.name)
-        return [data], [out], aux_shapes
-
-    def _reduce(self, xp, x, axes):
-        """The reduction over ``axes`` with keepdims=True."""
-        raise NotImplementedError
-
-    def forward(self, p, env, inputs, aux):
-        x = inputs[0]
-        axes = self._axes(p, x.ndim)
-        y = self._reduce(env.xp, x, axes) if axes else _copy(env.xp, x)
-        return [y.reshape(self._out_shape(p, x.shape))]
-
-    def _kept(self, p, a, x):
-        """``a`` (output-shaped) reshaped to keepdims form, so it broadcasts against ``x``."""
-        axes = self._axes(p, x.ndim)
-        return a.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
-
-
-@register
-class Sum(_Reduce):
-    name = 'sum'
-    aliases = ('sum_axis',)
-
-    def _reduce(self, xp, x, axes):
-        return x.sum(axis=axes, keepdims=True)
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        x = inputs[0]
-        return [_expand_to(env.xp, self._kept(p, out_grads[0], x), x)]
-
-
-@register
-class Mean(_Reduce):
-    name = 'mean'
-
-    def _reduce(self, xp, x, axes):
-        return x.sum(axis=axes, keepdims=True) / _prod(x.shape[a] for a in axes)
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        x = inputs[0]
-        count = _prod(x.shape[a] for a in self._axes(p, x.ndim))
-        return [_expand_to(env.xp, self._kept(p, out_grads[0], x) / count, x)]
-
-
-class _Extreme(_Reduce):
-    """max/min: the gradient goes to every element equal to the result (ties all get it in full)."""
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        x = inputs[0]
-        hit = x == self._kept(p, outputs[0], x)
-        return [self._kept(p, out_grads[0], x) * hit]
-
-
-@register
-class Max(_Extreme):
-    name = 'max'
-    aliases = ('max_axis',)
-
-    def _reduce(self, xp, x, axes):
-        return x.max(axis=axes, keepdims=True)
-
-
-@register
-class Min(_Extreme):
-    name = 'min'
-    aliases = ('min_axis',)
-
-    def _reduce(self, xp, x, axes):
-        return x.min(axis=axes, keepdims=True)
-
-
-# ================================================================ broadcasting
-def _broadcast_shape(op, lhs, rhs):
-    """numpy-style broadcast of two shapes (shorter one padded with leading 1s); 0 = unknown."""
-    ndim = max(len(lhs), len(rhs))
-    lpad = (1,) * (ndim - len(lhs)) + tuple(lhs)
-    rpad = (1,) * (ndim - len(rhs)) + tuple(rhs)
-    out = []
-    for left, right in zip(lpad, rpad):
-        if not left or not right:
-            out.append(0)
-        elif left == right or right == 1:
-            out.append(left)
-        elif left == 1:
-            out.append(right)
-        else:
-            raise ShapeError("%s: inputs 'lhs' %s and 'rhs' %s cannot be broadcast together "
-                             "(each dim pair must be equal or contain a 1)" % (op, _fmt(lhs), _fmt(rhs)))
-    return tuple(out)
-
-
-class _Broadcast(Operator):
-    """Two inputs broadcast against each other (numpy rules), one output."""
-
-    def inputs(self, p):
-        return ['lhs', 'rhs']
-
-    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        lhs, rhs = in_shapes
-        out = out_shapes[0]
-        if lhs is not None and rhs is not None:
-            out = merge_shape(out, _broadcast_shape(self.name, lhs, rhs), '%s output' % self.name)
-        return [lhs, rhs], [out], aux_shapes
-
-    def forward(self, p, env, inputs, aux):
-        lhs, rhs = inputs
-        _broadcast_shape(self.name, lhs.shape, rhs.shape)
-        return [self.compute(lhs, rhs)]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        lhs, rhs = inputs
-        dl, dr = self.grads(out_grads[0], lhs, rhs)
-        return [_sum_to(dl, lhs.shape), _sum_to(dr, rhs.shape)]
-
-
-@register
-class BroadcastAdd(_Broadcast):
-    name = 'broadcast_add'
-    aliases = ('broadcast_plus',)
-
-    def compute(self, a, b):
-        return a + b
-
-    def grads(self, g, a, b):
-        return g, g
-
-
-@register
-class BroadcastSub(_Broadcast):
-    name = 'broadcast_sub'
-    aliases = ('broadcast_minus',)
-
-    def compute(self, a, b):
-        return a - b
-
-    def grads(self, g, a, b):
-        return g, -g
-
-
-@register
-class BroadcastMul(_Broadcast):
-    name = 'broadcast_mul'
-
-    def compute(self, a, b):
-        return a * b
-
-    def grads(self, g, a, b):
-        return g * b, g * a
-
-
-@register
-class BroadcastDiv(_Broadcast):
-    name = 'broadcast_div'
-
-    def compute(self, a, b):
-        return a / b
-
-    def grads(self, g, a, b):
-        return g / b, -g * a / (b * b)
-
-
-@register
-class BroadcastTo(Operator):
-    """Repeat size-1 axes to reach ``shape`` (same ndim; a 0 in ``shape`` keeps that input dim)."""
-    name = 'broadcast_to'
-    params = {'shape': Param('shape', (), doc='the target shape; 0 keeps the input dim')}
-
-    def _out_shape(self, p, data):
-        if len(p.shape) != len(data):
-            raise ShapeError("broadcast_to: input 'data' of shape %s cannot be broadcast to %s "
-                             "(the number of dims must match)" % (_fmt(data), tuple(p.shape)))
-        out = []
-        for d, t in zip(data, p.shape):
-            if t == 0:
-                out.append(d)
-            elif d and d != 1 and d != t:
-                raise ShapeError("broadcast_to: input 'data' of shape %s cannot be broadcast to %s "
-                                 "(only size-1 dims can grow)" % (_fmt(data), tuple(p.shape)))
-            else:
-                out.append(t)
-        return tuple(out)
-
-    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        data, out = in_shapes[0], out_shapes[0]
-        if data is not None:
-            out = merge_shape(out, self._out_shape(p, data), 'broadcast_to output')
-        return [data], [out], aux_shapes
-
-    def forward(self, p, env, inputs, aux):
-        x = inputs[0]
-        return [_copy(env.xp, env.xp.broadcast_to(x, self._out_shape(p, x.shape)))]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [_sum_to(out_grads[0], inputs[0].shape)]
-
-
-@register
-class BroadcastAxis(Operator):
-    """Repeat the size-1 axes listed in ``axis`` to the sizes in ``size``."""
-    name = 'broadcast_axis'
-    aliases = ('broadcast_axes',)
-    params = {'axis': Param('shape', (), doc='axes to grow (each must have size 1)'),
-              'size': Param('shape', (), doc='the new size of each axis')}
-
-    def _out_shape(self, p, data):
-        if len(p.axis) != len(p.size):
-            raise ParamError('broadcast_axis: axis=%s and size=%s must have the same length'
-                             % (tuple(p.axis), tuple(p.size)))
-        out = list(data)
-        for a, n in zip(p.axis, p.size):
-            a = _normalize_axis(self.name, 'axis', a, len(data))
-            if data[a] and data[a] != 1:
-                raise ShapeError("broadcast_axis: axis %d of input 'data' (shape %s) must have size 1"
-                                 % (a, _fmt(data)))
-            out[a] = n
-        return tuple(out)
-
-    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        data, out = in_shapes[0], out_shapes[0]
-        if data is not None:
-            out = merge_shape(out, self._out_shape(p, data), 'broadcast_axis output')
-        return [data], [out], aux_shapes
-
-    def forward(self, p, env, inputs, aux):
-        x = inputs[0]
-        return [_copy(env.xp, env.xp.broadcast_to(x, self._out_shape(p, x.shape)))]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [_sum_to(out_grads[0], inputs[0].shape)]
-
-
-# ================================================================ unary math
-class _Unary(Operator):
-    """One input, same-shape output; ``backward = out_grad * deriv(x, y)``."""
-
-    def fn(self, xp, x):
-        raise NotImplementedError
-
-    def deriv(self, xp, x, y):
-        """d(out)/d(in) at input ``x`` with output ``y``."""
-        raise NotImplementedError
-
-    def forward(self, p, env, inputs, aux):
-        return [self.fn(env.xp, inputs[0])]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [out_grads[0] * self.deriv(env.xp, inputs[0], outputs[0])]
-
-
-@register
-class Exp(_Unary):
-    name = 'exp'
-
-    def fn(self, xp, x):
-        return xp.exp(x)
-
-    def deriv(self, xp, x, y):
-        return y
-
-
-@register
-class Log(_Unary):
-    """Natural log; the gradient is 1/x (so -inf/nan inputs follow IEEE rules, as in MXNet)."""
-    name = 'log'
-
-    def fn(self, xp, x):
-        return xp.log(x)
-
-    def deriv(self, xp, x, y):
-        return 1 / x
-
-
-@register
-class Sqrt(_Unary):
-    """Square root; gradient 0.5/sqrt(x) (inf at 0, as in MXNet)."""
-    name = 'sqrt'
-
-    def fn(self, xp, x):
-        return xp.sqrt(x)
-
-    def deriv(self, xp, x, y):
-        return 0.5 / y
-
-
-@register
-class Square(_Unary):
-    name = 'square'
-
-    def fn(self, xp, x):
-        return x * x
-
-    def deriv(self, xp, x, y):
-        return 2 * x
-
-
-@register
-class Abs(_Unary):
-    """|x|; gradient sign(x), which is 0 at 0 (and at NaN)."""
-    name = 'abs'
-
-    def fn(self, xp, x):
-        return xp.abs(x)
-
-    def deriv(self, xp, x, y):
-        return _sign(x)
-
-
-@register
-class Negative(_Unary):
-    name = 'negative'
-
-    def fn(self, xp, x):
-        return -x
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [-out_grads[0]]
-
-
-@register
-class Reciprocal(_Unary):
-    """1/x; gradient -1/x**2."""
-    name = 'reciprocal'
-
-    def fn(self, xp, x):
-        return 1 / x
-
-    def deriv(self, xp, x, y):
-        return -1 / (x * x)
-
-
-@register
-class Sign(_Unary):
-    """-1, 0 or 1 (0 for NaN, as in MXNet); the gradient is zero everywhere."""
-    name = 'sign'
-
-    def fn(self, xp, x):
-        return _sign(x)
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [env.xp.zeros_like(inputs[0])]
-
-
-@register
-class Relu(_Unary):
-    """max(x, 0); gradient 1 where x > 0, else 0 (0 at x == 0)."""
-    name = 'relu'
-
-    def fn(self, xp, x):
-        return xp.maximum(x, 0)
-
-    def deriv(self, xp, x, y):
-        return x > 0
-
-
-@register
-class Sigmoid(_Unary):
-    """1 / (1 + exp(-x)); gradient y * (1 - y)."""
-    name = 'sigmoid'
-
-    def fn(self, xp, x):
-        return 1 / (1 + xp.exp(-x))
-
-    def deriv(self, xp, x, y):
-        return y * (1 - y)
-
-
-@register
-class Tanh(_Unary):
-    """tanh(x); gradient 1 - y**2."""
-    name = 'tanh'
-
-    def fn(self, xp, x):
-        return xp.tanh(x)
-
-    def deriv(self, xp, x, y):
-        return 1 - y * y
-
-
-@register
-class Clip(_Unary):
-    """Limit values to [a_min, a_max].
-
-    As in MXNet: values above a_max become a_max, then values below a_min
-    become a_min (so with a_min > a_max everything ends up at one bound), NaN
-    stays NaN, and the gradient passes wherever x is not outside the bounds
-    (bounds included, NaN included).
-    """
-    name = 'clip'
-    params = {'a_min': Param('float', doc='lower bound'),
-              'a_max': Param('float', doc='upper bound')}
-
-    def forward(self, p, env, inputs, aux):
-        xp, x = env.xp, inputs[0]
-        lo, hi = x.dtype.type(p.a_min), x.dtype.type(p.a_max)
-        return [xp.where(x > hi, hi, xp.where(x < lo, lo, x))]
-
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        x = inputs[0]
-        lo, hi = x.dtype.type(p.a_min), x.dtype.type(p.a_max)
-        return [out_grads[0] * ~((x < lo) | (x > hi))]

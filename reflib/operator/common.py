@@ -1,0 +1,122 @@
+"""Small helpers the operator families share.
+
+Shapes in messages, axes, copies that never alias their input, summing a
+broadcast gradient back to its input's shape, scatter-add, erf, and the one
+shape rule every shape-preserving layer uses.  Each operator file imports
+what it needs from here; nothing here registers an operator.
+"""
+
+import math
+
+import numpy as np
+
+from .registry import merge_shape
+from ..base import ShapeError
+
+
+def shape_str(shape):
+    """``(2,3,4)``, ``(5,)``: a shape without spaces; unknown dims show as 0."""
+    if shape is None:
+        return 'unknown'
+    return '(%s%s)' % (','.join(str(d) for d in shape), ',' if len(shape) == 1 else '')
+
+
+def normalize_axis(op, what, axis, ndim, extra=0):
+    """``axis`` made non-negative, checked against ``ndim`` (+``extra`` for insert positions)."""
+    size = ndim + extra
+    if not -size <= axis < size:
+        raise ShapeError('%s: %s=%d is out of range for a %d-d input (valid: %d..%d)'
+                         % (op, what, axis, ndim, -size, size - 1))
+    return axis + size if axis < 0 else axis
+
+
+def fresh_copy(xp, x):
+    """A fresh, contiguous array holding ``x`` (outputs never alias inputs)."""
+    return xp.array(x, copy=True, order='C')
+
+
+def reshaped_into(env, x, shape, target):
+    """``x`` with a new shape, in the planned array ``target`` if there is one, else in
+    fresh memory (outputs never alias inputs).  The plan usually makes ``target`` ``x``'s
+    own memory (``inplace_identity``): then nothing moves.
+    """
+    if target is None:
+        return fresh_copy(env.xp, x.reshape(shape))
+    view = x.reshape(shape)
+    if not same_memory(view, target):
+        target[...] = view
+    return target
+
+
+def same_memory(a, b):
+    """Whether two arrays of one shape are the very same elements (same start and strides)."""
+    if a.strides != b.strides or a.dtype != b.dtype:
+        return False
+    if hasattr(a, '__array_interface__'):                                # numpy
+        return a.__array_interface__['data'][0] == b.__array_interface__['data'][0]
+    return a.data.ptr == b.data.ptr                                      # cupy
+
+
+def sum_to(g, shape):
+    """Sum ``g`` over the axes broadcasting created or stretched, so it gets ``shape``."""
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def sign_of(x):
+    """-1, 0 or 1 in ``x``'s dtype; NaN gives 0 (MXNet's sign, unlike numpy's)."""
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+def expand_to(xp, g, like):
+    """``g`` (broadcastable to ``like``) materialized as a new array of ``like``'s shape."""
+    return xp.zeros(like.shape, dtype=g.dtype) + g
+
+
+def is_numpy(xp):
+    return xp.__name__ == 'numpy'
+
+
+def scatter_add(xp, target, index, values):
+    """``target[index] += values`` where repeated indices all add up (in place).
+
+    Plain ``target[index] += values`` keeps only one of the repeated writes;
+    numpy spells the accumulating version ``np.add.at`` and cupy
+    ``cupyx.scatter_add``.
+    """
+    if is_numpy(xp):
+        np.add.at(target, index, values)
+    else:
+        import cupyx
+        cupyx.scatter_add(target, index, values)
+    return target
+
+
+def erf_array(xp, x):
+    """The error function elementwise; numpy itself has none."""
+    if not is_numpy(xp):
+        from cupyx.scipy.special import erf
+        return erf(x)
+    try:
+        from scipy.special import erf
+        return erf(x)
+    except ImportError:  # scipy is optional: fall back to the (slow) scalar version
+        return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def lowest_value(dtype):
+    """The most negative value of ``dtype``: padding for max pooling (MXNet uses it too)."""
+    dtype = np.dtype(dtype)
+    return np.finfo(dtype).min if dtype.kind == 'f' else np.iinfo(dtype).min
+
+
+def same_as_data(in_shapes, out_shapes, where):
+    """One shape for data and every output (shape-preserving layers)."""
+    known = in_shapes[0]
+    for s in out_shapes:
+        known = merge_shape(known, s, where)
+    return known

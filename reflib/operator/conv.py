@@ -1,0 +1,241 @@
+"""Convolution: N-D (1-D, 2-D, 3-D) over channel-first data."""
+
+from .registry import Operator, Param, register, merge_shape
+from .registry import prod as _prod, format_shape as _fmt_shape
+from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
+                      check_layout, offset_slices, pad_spatial, crop_spatial, stack_rows)
+from ..base import ShapeError, ParamError
+
+
+# =====================================================================
+# Convolution
+# =====================================================================
+
+@register
+class Convolution(Operator):
+    """N-D convolution (1-D, 2-D, 3-D) over channel-first data.
+
+    data is (batch, channel, *spatial), weight (num_filter, channel/num_group,
+    *kernel), bias (num_filter,).  Output spatial size along each axis is
+    ``(in + 2*pad - dilate*(kernel-1) - 1) // stride + 1``.  With ``num_group``
+    groups the channels are split into equal blocks and filter block g sees
+    only channel block g.  (Strictly this is cross-correlation, as in every
+    deep-learning framework: the kernel is not flipped.)
+    """
+    name = 'Convolution'
+    params = {
+        'kernel': Param('shape', doc='kernel size: (w,), (h, w) or (d, h, w)', low=1),
+        'stride': Param('shape', (), doc='step between windows; default 1 per axis', low=1),
+        'dilate': Param('shape', (), doc='spacing between kernel taps; default 1 per axis', low=1),
+        'pad': Param('shape', (), doc='zero padding on both sides; default 0 per axis', low=0),
+        'num_filter': Param('int', doc='number of output channels', low=1),
+        'num_group': Param('int', 1, doc='split channels into this many independent groups', low=1),
+        'workspace': Param('int', 1024, doc='scratch-memory limit in MB: a bigger batch is done in pieces',
+                           low=0),
+        'no_bias': Param('bool', False, doc='leave out the bias term'),
+        'cudnn_tune': Param('enum', None, choices=('fastest', 'limited_workspace', 'off'),
+                            doc='cuDNN algorithm choice; unused here'),
+        'cudnn_off': Param('bool', False, doc='unused here'),
+        'layout': Param('enum', None, choices=('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC'),
+                        doc='only the channel-first default is supported'),
+    }
+
+    def inputs(self, p):
+        return ['data', 'weight'] if p.no_bias else ['data', 'weight', 'bias']
+
+    def _geometry(self, p):
+        """(kernel, stride, dilate, pad) as full tuples, after checking the parameters."""
+        nd = len(p.kernel)
+        if nd not in (1, 2, 3):
+            raise ParamError('%s: kernel must have 1, 2 or 3 entries, got %s' % (self.name, _fmt_shape(p.kernel)))
+        check_layout(self.name, p.layout, nd)
+        stride = spatial_tuple(self.name, 'stride', p.stride, nd, 1)
+        dilate = spatial_tuple(self.name, 'dilate', p.dilate, nd, 1)
+        pad = spatial_tuple(self.name, 'pad', p.pad, nd, 0)
+        if min(p.kernel) < 1 or min(stride) < 1 or min(dilate) < 1 or min(pad) < 0:
+            raise ParamError('%s: kernel, stride and dilate must be positive and pad non-negative; got '
+                             'kernel=%s stride=%s dilate=%s pad=%s' % (self.name, p.kernel, stride, dilate, pad))
+        if p.num_filter < 1 or p.num_group < 1 or p.num_filter % p.num_group:
+            raise ParamError('%s: num_filter (%d) must be a positive multiple of num_group (%d)'
+                             % (self.name, p.num_filter, p.num_group))
+        return tuple(p.kernel), stride, dilate, pad
+
+    def _out_size(self, p, data, geometry):
+        """Output spatial sizes for data shape ``data`` (0 where unknown); checks data."""
+        kernel, stride, dilate, pad = geometry
+        nd = len(kernel)
+        if len(data) != nd + 2:
+            raise ShapeError('%s: input %r must be %d-d (batch, channel, %s) for a %d-D kernel, got shape %s'
+                             % (self.name, 'data', nd + 2, ', '.join(LAYOUT_BY_NDIM[nd][2:]), nd, _fmt_shape(data)))
+        if data[1] and data[1] % p.num_group:
+            raise ShapeError('%s: input %r has %d channels, not divisible by num_group=%d'
+                             % (self.name, 'data', data[1], p.num_group))
+        out = []
+        for n, k, s, d, pd in zip(data[2:], kernel, stride, dilate, pad):
+            span = d * (k - 1) + 1
+            if n and span > n + 2 * pd:
+                raise ShapeError('%s: dilated kernel size %d exceeds the padded input size %d (input %r shape %s)'
+                                 % (self.name, span, n + 2 * pd, 'data', _fmt_shape(data)))
+            out.append((n + 2 * pd - span) // s + 1 if n else 0)
+        return tuple(out)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        geometry = self._geometry(p)
+        data = in_shapes[0]
+        out = out_shapes[0]
+        channels = 0
+        if data is not None:
+            spatial = self._out_size(p, data, geometry)
+            channels = data[1] // p.num_group if data[1] else 0
+            out = merge_shape(out, (data[0], p.num_filter) + spatial, '%s: output' % self.name)
+        weight = merge_shape(in_shapes[1], (p.num_filter, channels) + geometry[0], '%s: input weight' % self.name)
+        shapes = [data, weight]
+        if not p.no_bias:
+            shapes.append(merge_shape(in_shapes[2], (p.num_filter,), '%s: input bias' % self.name))
+        return shapes, [out], aux_shapes
+
+    def _check_weight(self, p, data, weight):
+        expected = (p.num_filter, data.shape[1] // p.num_group) + tuple(p.kernel)
+        if tuple(weight.shape) != expected:
+            raise ShapeError('%s: input %r must have shape %s, got %s'
+                             % (self.name, 'weight', _fmt_shape(expected), _fmt_shape(weight.shape)))
+
+    def _columns(self, p, xp, data, geometry, out_size, env=None):
+        """The input patches as a (channels * kernel_size, batch * out_positions) matrix.
+
+        Row ``c * K + k`` holds channel c's value under kernel offset k at every
+        (sample, output position): the same order as the columns of
+        ``weight.reshape(num_filter, -1)``, so the convolution of group g is one
+        matrix product of its weight rows with its block of rows here.
+
+        Each offset's slice is copied into its place in one C-contiguous
+        (C, K, N, *out) buffer, so the reshape into a matrix is free.  (Stacking
+        the slices with ``xp.stack`` would keep the transposed (C, N) memory
+        order of ``padded``, and the reshape would then copy everything again.)
+        """
+        kernel, stride, dilate, pad = geometry
+        batch, channels = data.shape[:2]
+        padded = pad_spatial(xp, data, pad, pad).transpose((1, 0) + tuple(range(2, data.ndim)))  # (C, N, *padded)
+        slices = offset_slices(kernel, dilate, stride, out_size)
+        shape = (channels, len(slices), batch) + out_size                                         # (C, K, N, *out)
+        cols = env.workspace('im2col', shape, data.dtype) if env is not None else xp.empty(shape, dtype=data.dtype)
+        for k, sl in enumerate(slices):
+            cols[:, k] = padded[sl]
+        return cols.reshape(channels * len(slices), -1), padded.shape, slices
+
+    def _group_rows(self, p, total):
+        """Row ranges of each group in a matrix of ``total`` rows."""
+        size = total // p.num_group
+        return [slice(g * size, (g + 1) * size) for g in range(p.num_group)]
+
+    # reflib's own cap on the im2col scratch memory of one call, in MB (MXNet's `workspace`
+    # parameter, 1024 MB by default, caps it too: the smaller of the two applies)
+    max_workspace_mb = 32
+
+    def _chunks(self, p, data_shape, out_size, itemsize):
+        """Batch slices whose scratch memory (im2col columns, their gradient, two copies of the
+        output gradient) fits the workspace; one slice, the whole batch, when it all fits.
+
+        MXNet's CPU convolution cuts the batch the same way, by its ``workspace`` parameter.
+        """
+        batch, channels = data_shape[:2]
+        positions = _prod(out_size)
+        per_sample = (2 * channels * _prod(p.kernel) + 2 * p.num_filter) * positions * itemsize
+        budget = min(p.workspace, self.max_workspace_mb) * (1 << 20)
+        step = max(1, min(batch, int(budget // max(per_sample, 1))))
+        return [slice(start, min(start + step, batch)) for start in range(0, batch, step)]
+
+    def backward_reads(self, p):
+        return [0, 1], []                  # data and weight; never the output
+
+    def forward(self, p, env, inputs, aux):
+        xp, data, weight = env.xp, inputs[0], inputs[1]
+        geometry = self._geometry(p)
+        out_size = self._out_size(p, data.shape, geometry)
+        self._check_weight(p, data, weight)
+        bias = None if p.no_bias else inputs[2]
+        chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
+        out = env.target(0)
+        if out is None:
+            out = xp.empty((data.shape[0], p.num_filter) + out_size, dtype=data.dtype)
+        for rows in chunks:
+            # each piece is computed as (filter, sample, position) and stored transposed
+            out[rows] = self._forward_batch(p, env, data[rows], weight, bias, geometry, out_size).swapaxes(0, 1)
+        return [out]
+
+    def _forward_batch(self, p, env, data, weight, bias, geometry, out_size):
+        """The output of ``data``'s samples as (num_filter, batch, *out_size)."""
+        xp = env.xp
+        cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
+        w = weight.reshape(p.num_filter, -1)
+        # plain 2-D products, one per group (numpy's stacked matmul is much slower here)
+        out = stack_rows(xp, [w[f_rows] @ cols[c_rows] for f_rows, c_rows in
+                               zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0]))])
+        out = out.reshape((p.num_filter, data.shape[0]) + out_size)     # (F, N, *out)
+        if bias is not None:
+            out += bias.reshape((-1, 1) + (1,) * len(out_size))
+        return out
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, data, weight = env.xp, inputs[0], inputs[1]
+        geometry = self._geometry(p)
+        out_size = self._out_size(p, data.shape, geometry)
+        bias = [] if p.no_bias else [out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim)))]
+        chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)
+        d_data = None
+        if env.wants_grad(0):
+            d_data = env.grad_target(0)
+            if d_data is None:
+                d_data = xp.empty_like(data)
+        d_weight = None
+        for rows in chunks:
+            d_rows, d_w = self._backward_batch(p, env, out_grads[0][rows], data[rows], weight, geometry, out_size)
+            if d_data is not None:
+                d_data[rows] = d_rows
+            if d_w is not None:
+                d_weight = d_w if d_weight is None else d_weight + d_w
+        return [d_data, d_weight] + bias
+
+    def _backward_batch(self, p, env, out_grad, data, weight, geometry, out_size):
+        """[data gradient or None, weight gradient or None] for the samples of ``data``."""
+        xp = env.xp
+        batch, channels = data.shape[:2]
+        cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size, env)
+        grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
+        if env.wants_grad(0):
+            # the same gradient with the batch axis last, (F, P*N), for the scatter below
+            spatial = tuple(range(2, data.ndim))
+            grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
+        w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
+        d_weight, d_cols = [], []
+        for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
+            d_weight.append(grad[f_rows] @ cols[c_rows].T)    # sum over samples and positions
+            if env.wants_grad(0):                              # each patch's share of the gradient
+                if p.num_group == 1:                           # one group: straight into scratch memory
+                    d_cols.append(xp.matmul(w.T, grad_t, out=env.workspace('col2im', cols.shape, cols.dtype)))
+                else:
+                    d_cols.append(w[f_rows].T @ grad_t[f_rows])
+        d_weight = stack_rows(xp, d_weight).reshape(weight.shape) if env.wants_grad(1) else None
+        if not env.wants_grad(0):       # the first layer: nobody reads the data's gradient
+            return [None, d_weight]
+        d_cols = stack_rows(xp, d_cols).reshape((channels, len(slices)) + out_size + (batch,))
+
+        # Scatter the patch gradients back onto the input positions they were read from.
+        # d_cols and d_padded are stored batch-last, (C, K, *out, N) and (C, *padded, N),
+        # and only *viewed* in the (C, N, ...) axis order that the slices index.  numpy
+        # then runs each += over contiguous stretches of at least N elements instead of
+        # rows of out_w (8 in LeNet's second layer): about 3x faster.  Only the memory
+        # order differs from forward's layout; every element is the same sum, in the same order.
+        d_cols = xp.moveaxis(d_cols, -1, 2)                                    # (C, K, N, *out)
+        d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape[2:] + (batch,), dtype=data.dtype),
+                               -1, 1)                                           # (C, N, *padded)
+        for k, sl in enumerate(slices):
+            # one offset's slice has no repeated positions, so += is exact here
+            d_padded[sl] += d_cols[:, k]
+        # (C, N, ...) -> (N, C, ...): the caller stores it in the data gradient's memory
+        return [crop_spatial(d_padded, geometry[3], data.shape[2:]).swapaxes(0, 1), d_weight]
+
+
+# =====================================================================
+# Pooling
+# =====================================================================

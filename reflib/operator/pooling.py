@@ -1,0 +1,219 @@
+"""Pooling: max, avg, sum and lp over 1-D, 2-D and 3-D windows."""
+
+import numpy as np
+
+from .registry import Operator, Param, register, merge_shape
+from .registry import format_shape as _fmt_shape
+from .common import lowest_value
+from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
+                      check_layout, offset_slices, pad_spatial, crop_spatial)
+from ..base import ShapeError, ParamError
+
+
+@register
+class Pooling(Operator):
+    """Max / average / sum / Lp pooling over 1, 2 or 3 spatial axes.
+
+    Output size per axis: ``(in + 2*pad - kernel) // stride + 1`` with
+    ``pooling_convention='valid'``, rounded *up* instead of down with 'full'
+    (so the last window may hang over the end).  ``global_pool`` pools each
+    whole feature map to size 1 and ignores kernel, stride and pad.
+
+    What MXNet 1.9.1 does at the borders, reproduced here:
+
+    * max: padding never wins (it is the lowest finite value of the dtype,
+      which is also what an all-padding window of the 'full' convention
+      returns);
+    * avg with ``count_include_pad`` (the default): divide by the window's
+      size clipped to the padded input, i.e. zero padding counts but the
+      overhang of a 'full' window does not; without it, divide by the number
+      of real input elements in the window (at least 1);
+    * lp: ``(sum x**p) ** (1/p)`` *without* absolute values, p in {1, 2, 3};
+    * max backward sends each window's gradient to its first maximal element.
+    """
+    name = 'Pooling'
+    params = {
+        'kernel': Param('shape', (), doc='window size: (w,), (h, w) or (d, h, w)', low=1),
+        'pool_type': Param('enum', 'max', choices=('avg', 'lp', 'max', 'sum'), doc='how to pool'),
+        'global_pool': Param('bool', False, doc='pool each whole feature map to one value'),
+        'cudnn_off': Param('bool', False, doc='unused here'),
+        'pooling_convention': Param('enum', 'valid', choices=('full', 'same', 'valid'),
+                                    doc="'valid' rounds the window count down, 'full' up"),
+        'stride': Param('shape', (), doc='step between windows; default 1 per axis', low=1),
+        'pad': Param('shape', (), doc='padding on both sides; default 0 per axis', low=0),
+        'p_value': Param('int_or_none', None, doc='p of Lp pooling (1, 2 or 3)', low=1),
+        'count_include_pad': Param('bool_or_none', None,
+                                   doc='avg only: count padding in the divisor (default True)'),
+        'layout': Param('enum', None, choices=('NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC', 'NDHWC'),
+                        doc='only the channel-first default is supported'),
+    }
+
+    def _check_params(self, p):
+        if p.pooling_convention == 'same':
+            # MXNet 1.9.1 accepts the name but fails on every input; say so plainly
+            raise ParamError("%s: pooling_convention='same' is not supported (MXNet 1.9.1 fails on it "
+                             "too); use 'valid' or 'full'" % self.name)
+        if p.pool_type == 'lp' and p.p_value not in (1, 2, 3):
+            raise ParamError("%s: pool_type='lp' needs p_value 1, 2 or 3, got %r" % (self.name, p.p_value))
+        if not p.global_pool and len(p.kernel) not in (1, 2, 3):
+            raise ParamError('%s: kernel must have 1, 2 or 3 entries (or set global_pool=True), got %s'
+                             % (self.name, _fmt_shape(p.kernel)))
+
+    def _geometry(self, p, data):
+        """(kernel, stride, pad, out_size) for data shape ``data``; checks data and parameters."""
+        self._check_params(p)
+        if p.global_pool:
+            if len(data) not in (3, 4, 5):
+                raise ShapeError('%s: input %r must be 3-d, 4-d or 5-d (batch, channel, spatial...), got shape %s'
+                                 % (self.name, 'data', _fmt_shape(data)))
+            nd = len(data) - 2
+            check_layout(self.name, p.layout, nd)
+            return tuple(data[2:]), (1,) * nd, (0,) * nd, (1,) * nd
+        nd = len(p.kernel)
+        check_layout(self.name, p.layout, nd)
+        if len(data) != nd + 2:
+            raise ShapeError('%s: input %r must be %d-d (batch, channel, %s) for a %d-D kernel, got shape %s'
+                             % (self.name, 'data', nd + 2, ', '.join(LAYOUT_BY_NDIM[nd][2:]), nd, _fmt_shape(data)))
+        kernel = tuple(p.kernel)
+        stride = spatial_tuple(self.name, 'stride', p.stride, nd, 1)
+        pad = spatial_tuple(self.name, 'pad', p.pad, nd, 0)
+        if min(kernel) < 1 or min(stride) < 1 or min(pad) < 0:
+            raise ParamError('%s: kernel and stride must be positive and pad non-negative; got kernel=%s stride=%s '
+                             'pad=%s' % (self.name, kernel, stride, pad))
+        out = []
+        for n, k, s, pd in zip(data[2:], kernel, stride, pad):
+            if not n:
+                out.append(0)
+                continue
+            if k > n + 2 * pd:
+                raise ShapeError('%s: kernel size %d exceeds the padded input size %d (input %r shape %s)'
+                                 % (self.name, k, n + 2 * pd, 'data', _fmt_shape(data)))
+            span = n + 2 * pd - k
+            out.append(span // s + 1 if p.pooling_convention == 'valid' else -(-span // s) + 1)
+        return kernel, stride, pad, tuple(out)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            spatial = self._geometry(p, data)[3]
+            out = merge_shape(out, tuple(data[:2]) + spatial, '%s: output' % self.name)
+        else:
+            self._check_params(p)
+        return [data], [out], aux_shapes
+
+    def _windows(self, p, xp, data):
+        """The padded input and, per kernel offset, its slice (see ``_offset_slices``)."""
+        kernel, stride, pad, out_size = self._geometry(p, data.shape)
+        # 'full' windows may run past the padded end: extend it so every slice is whole
+        after = [max(pd, (o - 1) * s + k - n - pd)
+                 for n, k, s, pd, o in zip(data.shape[2:], kernel, stride, pad, out_size)]
+        fill = lowest_value(data.dtype) if p.pool_type == 'max' else 0
+        padded = pad_spatial(xp, data, pad, after, fill)
+        slices = offset_slices(kernel, (1,) * len(kernel), stride, out_size)
+        return padded, slices, (kernel, stride, pad, out_size)
+
+    def _divisor(self, p, xp, data_shape, geometry, dtype):
+        """avg pooling: how many elements each output averages over (broadcastable array)."""
+        kernel, stride, pad, out_size = geometry
+        include_pad = p.count_include_pad is None or p.count_include_pad
+        divisor = np.ones((1, 1) + (1,) * len(kernel))
+        for axis, (n, k, s, pd, o) in enumerate(zip(data_shape[2:], kernel, stride, pad, out_size)):
+            start = np.arange(o) * s - pd
+            end = np.minimum(start + k, n + pd)          # overhang past the padding never counts
+            if not include_pad:
+                start, end = np.maximum(start, 0), np.minimum(end, n)
+            size = np.maximum(end - start, 1)           # an all-padding window divides by 1
+            shape = [1] * (len(kernel) + 2)
+            shape[axis + 2] = o
+            divisor = divisor * size.reshape(shape)
+        return xp.asarray(divisor.astype(dtype))
+
+    def backward_reads(self, p):
+        # max and lp compare with / divide by the output; avg and sum need only data's shape
+        return ([0], [0]) if p.pool_type in ('max', 'lp') else ([], [])
+
+    def forward(self, p, env, inputs, aux):
+        xp, data = env.xp, inputs[0]
+        padded, slices, geometry = self._windows(p, xp, data)
+        if p.pool_type == 'max':
+            out = env.target(0)
+            if out is None:
+                out = xp.empty(padded[slices[0]].shape, dtype=data.dtype)
+            if len(slices) == 1:
+                out[...] = padded[slices[0]]
+            else:
+                xp.maximum(padded[slices[0]], padded[slices[1]], out=out)
+            for sl in slices[2:]:
+                xp.maximum(out, padded[sl], out=out)
+            return [out]
+        if p.pool_type == 'lp':
+            total = sum(padded[sl] ** p.p_value for sl in slices)
+            return [_lp_root(xp, total, p.p_value)]
+        total = sum(padded[sl] for sl in slices)
+        if p.pool_type == 'avg':
+            total = total / self._divisor(p, xp, data.shape, geometry, data.dtype)
+        return [total.astype(data.dtype, copy=False)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, data, grad = env.xp, inputs[0], out_grads[0]
+        padded, slices, geometry = self._windows(p, xp, data)
+        kernel, stride, _, out_size = geometry
+        # windows that do not overlap (LeNet's 2x2, stride 2) send each position at most one
+        # gradient: it can be stored instead of added, and if they also tile the padded input
+        # exactly, every position is written and nothing needs zeroing first
+        disjoint = p.pool_type == 'max' and all(s >= k for k, s in zip(kernel, stride))
+        tiled = disjoint and all(o * s == n and s == k for o, s, k, n in
+                                 zip(out_size, stride, kernel, padded.shape[2:]))
+        d_padded = xp.empty(padded.shape, dtype=data.dtype) if tiled else xp.zeros(padded.shape, dtype=data.dtype)
+        if p.pool_type == 'max':
+            # Each window's gradient goes to its first maximal element (MXNet's rule for
+            # ties).  Walk the offsets in order and give it to the first element equal to
+            # the forward output; ``free`` marks the windows still waiting for theirs.
+            # (This compares whole arrays; an argmax over the stacked offsets would copy
+            # every window element first and is about 3x slower.)
+            out = outputs[0]
+            # A window holding NaN outputs NaN (xp.maximum propagates it), and NaN == NaN
+            # is False: there the first NaN wins, as an argmax would pick it.
+            nan_windows = out.dtype.kind == 'f' and bool(xp.isnan(out).any())
+            free = xp.ones(out.shape, dtype=bool)
+            hit = xp.empty(out.shape, dtype=bool)
+            for sl in slices:
+                xp.equal(padded[sl], out, out=hit)
+                if nan_windows:
+                    hit |= xp.isnan(padded[sl])
+                hit &= free
+                free ^= hit                  # hit lies within free: this is free & ~hit
+                if disjoint:
+                    xp.multiply(grad, hit, out=d_padded[sl])
+                else:
+                    d_padded[sl] += grad * hit
+        elif p.pool_type == 'lp':
+            # d/dx (sum x^p)^(1/p) = (x / out)^(p-1)
+            out = outputs[0]
+            for sl in slices:
+                d_padded[sl] += grad * (padded[sl] / out) ** (p.p_value - 1)
+        else:
+            share = grad
+            if p.pool_type == 'avg':
+                share = grad / self._divisor(p, xp, data.shape, geometry, data.dtype)
+            for sl in slices:
+                d_padded[sl] += share
+        d_data = crop_spatial(d_padded, geometry[2], data.shape[2:])
+        target = env.grad_target(0)
+        if target is None:
+            return [xp.ascontiguousarray(d_data)]
+        target[...] = d_data
+        return [target]
+
+
+def _lp_root(xp, total, p_value):
+    if p_value == 1:
+        return total
+    if p_value == 2:
+        return xp.sqrt(total)
+    return xp.cbrt(total)
+
+
+# =====================================================================
+# BatchNorm
+# =====================================================================
