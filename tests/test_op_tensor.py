@@ -11,8 +11,6 @@ Three kinds of checks per operator:
    shapes MXNet rejects.  MXNet itself is not needed here.
 """
 
-import json
-import os
 
 import numpy as np
 import pytest
@@ -24,11 +22,10 @@ from reflib.context import cpu
 from reflib.operator import get, OpEnv
 from reflib.operator.shape import reshape_target
 from reflib.test_utils import check_op_gradient, op_forward
+from op_golden import GoldenCases, infer_shapes
 
-GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden', 'ops_tensor.npz')
-_NPZ = np.load(GOLDEN)
-ARRAYS = {k: _NPZ[k] for k in _NPZ.files}
-META = json.loads(str(ARRAYS['meta']))
+GOLDEN = GoldenCases('ops_tensor.npz')
+ARRAYS, META = GOLDEN.arrays, GOLDEN.meta
 RTOL, ATOL = 1e-5, 1e-6
 ENV = OpEnv(cpu(), is_train=True)
 
@@ -43,15 +40,7 @@ def run(op_name, inputs, params=None):
     return outs
 
 
-def infer(op_name, params, in_shapes, out_shapes=None):
-    op = get(op_name)
-    if op.key_var_num_args and op.key_var_num_args not in params:
-        params = dict(params, **{op.key_var_num_args: len(in_shapes)})   # as the symbol layer does
-    p = op.parse_params(params)
-    if out_shapes is None:
-        out_shapes = [None] * len(op.outputs(p))
-    ins, outs, _ = op.infer_shape(p, list(in_shapes), list(out_shapes), [])
-    return [None if s is None else tuple(s) for s in ins], [None if s is None else tuple(s) for s in outs]
+infer = infer_shapes
 
 
 # ============================================================ golden values from MXNet
@@ -61,31 +50,7 @@ CASES = META['cases']
 @pytest.mark.parametrize('i', range(len(CASES)),
                          ids=['%d-%s%s' % (i, c['alias'], c['attrs']) for i, c in enumerate(CASES)])
 def test_golden_case(i):
-    case = CASES[i]
-    op = get(case['alias'])
-    assert op is get(case['op']) and op.name == case['op']
-    p = op.parse_params(case['attrs'])            # the strings MXNet writes into its JSON
-    assert op.inputs(p) == case['input_names']
-    assert op.outputs(p)[:op.visible_outputs(p)] == case['output_names']
-    xs = [ARRAYS['c%d_in%d' % (i, j)] for j in range(case['n_in'])]
-    expected = [ARRAYS['c%d_out%d' % (i, k)] for k in range(case['n_out'])]
-    heads = [ARRAYS['c%d_head%d' % (i, k)] for k in range(case['n_out'])]
-    grads_expected = [ARRAYS['c%d_grad%d' % (i, j)] for j in range(case['n_in'])]
-
-    _, out_shapes = infer(case['alias'], case['attrs'], [x.shape for x in xs])
-    assert out_shapes == [o.shape for o in expected]
-
-    outs = op.forward(p, ENV, [x.copy() for x in xs], [])
-    assert len(outs) == case['n_out']
-    for k, (got, want) in enumerate(zip(outs, expected)):
-        assert got.dtype == np.float32, 'output %d is %s' % (k, got.dtype)
-        assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg='output %d' % k)
-    grads = op.backward(p, ENV, heads, xs, outs, [])
-    for j, (got, want) in enumerate(zip(grads, grads_expected)):
-        got = np.zeros_like(want) if got is None else np.asarray(got)
-        assert got.dtype == np.float32, 'gradient %d is %s' % (j, got.dtype)
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg='gradient of input %d' % j)
+    GOLDEN.check(i, rtol=RTOL, atol=ATOL)
 
 
 def test_golden_covers_every_operator():

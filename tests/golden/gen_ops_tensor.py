@@ -23,6 +23,8 @@ import warnings
 import numpy as np
 import mxnet as mx
 
+import op_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'ops_tensor.npz')
 
@@ -108,67 +110,8 @@ CASES = [
 ]
 
 
-def make_input(rng, spec):
-    shape, kind = (spec, 'normal') if not isinstance(spec[-1], str) else spec
-    if kind == 'normal':
-        return rng.uniform(-2, 2, size=shape).astype(np.float32)
-    if kind == 'positive':
-        return rng.uniform(0.5, 2, size=shape).astype(np.float32)
-    if kind == 'ties':        # small integers: max/min have ties
-        return rng.randint(0, 3, size=shape).astype(np.float32)
-    if kind == 'zeros':       # some exact zeros (abs, sign, relu at 0)
-        x = rng.uniform(-2, 2, size=shape).astype(np.float32)
-        x.reshape(-1)[::3] = 0
-        return x
-    if kind == 'lengths3':    # sequence lengths 1..3, one per sample
-        return rng.randint(1, 4, size=shape).astype(np.float32)
-    if kind == 'bounds':      # exact bound values for clip
-        x = rng.uniform(-1, 1, size=shape).astype(np.float32)
-        x.reshape(-1)[:4] = [-0.5, 0.5, -1.0, 1.0]
-        return x
-    raise ValueError(kind)
-
-
-def node_attrs(sym):
-    """(canonical op name, attrs dict of strings) of the last node in sym's JSON."""
-    node = json.loads(sym.tojson())['nodes'][-1]
-    return node['op'], node.get('attrs', {})
-
-
-def strip(names, prefix='node_'):
-    return [n[len(prefix):] if n.startswith(prefix) else n for n in names]
-
-
 def record_cases(arrays, meta):
-    rng = np.random.RandomState(42)
-    cases = []
-    for i, (alias, params, specs) in enumerate(CASES):
-        xs = [make_input(rng, s) for s in specs]
-        variables = [mx.sym.Variable('in%d' % j) for j in range(len(xs))]
-        sym = getattr(mx.sym, alias)(*variables, name='node', **params)
-        op, attrs = node_attrs(sym)
-        # input names MXNet gives a node whose inputs are left to be created
-        free_kw = dict(params)
-        if op == 'Concat':
-            free_kw['num_args'] = len(xs)
-        free = getattr(mx.sym, alias)(name='node', **free_kw)
-        exe = sym.simple_bind(mx.cpu(), grad_req='write', **{'in%d' % j: x.shape for j, x in enumerate(xs)})
-        for j, x in enumerate(xs):
-            exe.arg_dict['in%d' % j][:] = x
-        outs = [o.asnumpy() for o in exe.forward(is_train=True)]
-        heads = [rng.normal(size=o.shape).astype(np.float32) for o in outs]
-        exe.backward([mx.nd.array(h) for h in heads])
-        grads = [exe.grad_dict['in%d' % j].asnumpy() for j in range(len(xs))]
-        for j, x in enumerate(xs):
-            arrays['c%d_in%d' % (i, j)] = x
-            arrays['c%d_grad%d' % (i, j)] = grads[j]
-        for k, (o, h) in enumerate(zip(outs, heads)):
-            arrays['c%d_out%d' % (i, k)] = o
-            arrays['c%d_head%d' % (i, k)] = h
-        cases.append({'alias': alias, 'op': op, 'attrs': attrs, 'n_in': len(xs), 'n_out': len(outs),
-                      'input_names': strip(free.list_arguments()),
-                      'output_names': strip(sym.list_outputs())})
-    meta['cases'] = cases
+    op_cases.record_cases(mx, CASES, arrays, meta)
 
 
 def reshape_code_cases():

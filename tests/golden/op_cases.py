@@ -1,0 +1,126 @@
+"""Recording one operator's numbers in real MXNet 1.9.1: shared by the gen_ops_*.py generators.
+
+A *case* is ``(name, params, input_specs)`` or ``(name, params, input_specs, options)``:
+
+* ``name`` is what is called on ``mx.sym`` (an alias is fine: the canonical name is
+  read back from the JSON MXNet writes);
+* ``params`` the keyword parameters;
+* an input spec is a shape, or ``(shape, kind)`` with a kind from :func:`make_input`;
+* ``options``: ``{'grad': False}`` for an operator MXNet cannot differentiate (then
+  no head or input gradients are recorded), ``{'train': False}`` to run forward
+  with ``is_train=False``.
+
+:func:`record_cases` binds each case with ``simple_bind``, runs forward and (unless
+``grad`` is off) backward with fixed random head gradients, and stores, for case
+``i``, ``c<i>_in<j>``, ``c<i>_out<k>``, ``c<i>_head<k>`` and ``c<i>_grad<j>``, plus a
+description of each case in ``meta['cases']``.  The tests read them back with
+``tests/op_golden.py``.  Only the generators import this file (it needs MXNet).
+"""
+
+import json
+import re
+
+import numpy as np
+
+
+def make_input(rng, spec):
+    """A float32 input array for ``spec``: a shape, or ``(shape, kind)``.
+
+    kinds: ``normal`` (uniform in [-2, 2]), ``positive`` ([0.5, 2]), ``unit`` ((-0.9, 0.9),
+    for arcsin and friends), ``ties`` (small integers: max/min/sort see ties),
+    ``zeros`` (every third element exactly 0), ``lengths3`` (integers 1..3),
+    ``bounds`` (clip's bounds among the values), ``index<N>`` (integers 0..N-1 as float32,
+    for take/pick/one_hot), ``spd<N>`` (batches of N x N symmetric positive definite
+    matrices, shape ``(..., N, N)``), ``distinct`` (a permutation of 0..size-1, scaled: no ties).
+    """
+    shape, kind = (spec, 'normal') if not isinstance(spec[-1], str) else spec
+    size = int(np.prod(shape))
+    if kind == 'normal':
+        return rng.uniform(-2, 2, size=shape).astype(np.float32)
+    if kind == 'positive':
+        return rng.uniform(0.5, 2, size=shape).astype(np.float32)
+    if kind == 'unit':
+        return rng.uniform(-0.9, 0.9, size=shape).astype(np.float32)
+    if kind == 'ties':
+        return rng.randint(0, 3, size=shape).astype(np.float32)
+    if kind == 'zeros':
+        x = rng.uniform(-2, 2, size=shape).astype(np.float32)
+        x.reshape(-1)[::3] = 0
+        return x
+    if kind == 'lengths3':
+        return rng.randint(1, 4, size=shape).astype(np.float32)
+    if kind == 'bounds':
+        x = rng.uniform(-1, 1, size=shape).astype(np.float32)
+        x.reshape(-1)[:4] = [-0.5, 0.5, -1.0, 1.0]
+        return x
+    if kind == 'distinct':
+        return (rng.permutation(size).reshape(shape) * 0.25 - size / 8).astype(np.float32)
+    match = re.fullmatch(r'index(\d+)', kind)
+    if match:
+        return rng.randint(0, int(match.group(1)), size=shape).astype(np.float32)
+    match = re.fullmatch(r'spd(\d+)', kind)
+    if match:
+        n = int(match.group(1))
+        a = rng.uniform(-1, 1, size=tuple(shape[:-2]) + (n, n))
+        return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(np.float32)
+    raise ValueError('unknown input kind %r' % kind)
+
+
+def node_attrs(sym):
+    """(canonical op name, attrs dict of strings) of the last node in ``sym``'s JSON."""
+    node = json.loads(sym.tojson())['nodes'][-1]
+    return node['op'], node.get('attrs', {})
+
+
+def strip(names, prefix='node_'):
+    return [n[len(prefix):] if n.startswith(prefix) else n for n in names]
+
+
+def _free_input_names(mx, name, params, n_inputs):
+    """The input names MXNet gives a node named ``node`` whose inputs it creates itself."""
+    free_kw = dict(params)
+    try:
+        free = getattr(mx.sym, name)(name='node', **free_kw)
+    except mx.base.MXNetError:          # variable-input ops need their count
+        free_kw['num_args'] = n_inputs
+        free = getattr(mx.sym, name)(name='node', **free_kw)
+    names = strip(free.list_arguments())
+    if len(names) != n_inputs:
+        free_kw['num_args'] = n_inputs
+        names = strip(getattr(mx.sym, name)(name='node', **free_kw).list_arguments())
+    return names
+
+
+def record_cases(mx, cases, arrays, meta, seed=42):
+    """Run every case in MXNet; fill ``arrays`` and ``meta['cases']`` (see the module doc)."""
+    rng = np.random.RandomState(seed)
+    described = []
+    for i, case in enumerate(cases):
+        name, params, specs = case[:3]
+        options = dict(case[3]) if len(case) > 3 else {}
+        grad, train = options.get('grad', True), options.get('train', True)
+        xs = [make_input(rng, s) for s in specs]
+        variables = [mx.sym.Variable('in%d' % j) for j in range(len(xs))]
+        sym = getattr(mx.sym, name)(*variables, name='node', **params)
+        op, attrs = node_attrs(sym)
+        exe = sym.simple_bind(mx.cpu(), grad_req='write' if grad else 'null',
+                              **{'in%d' % j: x.shape for j, x in enumerate(xs)})
+        for j, x in enumerate(xs):
+            exe.arg_dict['in%d' % j][:] = x
+        outs = [o.asnumpy() for o in exe.forward(is_train=train)]
+        for j, x in enumerate(xs):
+            arrays['c%d_in%d' % (i, j)] = x
+        for k, o in enumerate(outs):
+            arrays['c%d_out%d' % (i, k)] = o
+        if grad:
+            heads = [rng.normal(size=o.shape).astype(o.dtype) for o in outs]
+            exe.backward([mx.nd.array(h, dtype=h.dtype) for h in heads])
+            for k, h in enumerate(heads):
+                arrays['c%d_head%d' % (i, k)] = h
+            for j in range(len(xs)):
+                arrays['c%d_grad%d' % (i, j)] = exe.grad_dict['in%d' % j].asnumpy()
+        described.append({'alias': name, 'op': op, 'attrs': attrs, 'n_in': len(xs), 'n_out': len(outs),
+                          'grad': grad, 'train': train,
+                          'input_names': _free_input_names(mx, name, params, len(xs)) if xs else [],
+                          'output_names': strip(sym.list_outputs())})
+    meta['cases'] = described
