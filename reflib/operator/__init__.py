@@ -17,7 +17,13 @@ sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Re
 common     helpers the families share (no operators)
 """
 
+import importlib
+import pkgutil
+
 from .registry import Operator, Param, register, get, list_operators, OpEnv  # noqa: F401
-# importing each family registers its operators
-from . import elemwise, unary, broadcast, reduce, shape  # noqa: F401
-from . import nn, conv, pooling, norm, softmax, dot, loss, creation, sequence  # noqa: F401
+
+# Importing a family registers its operators; every module in this package is one
+# (common, spatial and registry register none).
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module('.' + _module, __name__)
+del _module
