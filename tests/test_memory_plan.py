@@ -324,3 +324,55 @@ def test_debug_str_lists_the_blocks_and_ends_with_the_total():
     total = ex.memory_report()['total']
     assert ex._total_exec_bytes == total
     assert text.splitlines()[-1] == 'Total %.3f MB (%d bytes) allocated' % (total / 2 ** 20, total)
+
+
+# ------------------------------------------------ executors sharing one memory pool (bucketing)
+def _bucket_sym(length):
+    data = mx.sym.Variable('data')
+    outputs, _ = mx.rnn.LSTMCell(6, prefix='lstm_').unroll(length, data, merge_outputs=True)
+    return mx.sym.MakeLoss(mx.sym.sum(outputs * outputs))
+
+
+def _run(exe, data, params):
+    for name, value in params.items():
+        exe.arg_dict[name][:] = value
+    exe.forward(is_train=True, data=data)
+    exe.backward()
+    return exe.outputs[0].asnumpy(), {n: g.asnumpy() for n, g in exe.grad_dict.items() if g is not None}
+
+
+def test_a_smaller_bucket_borrows_all_its_memory_and_computes_the_same():
+    """shared_exec + shared_buffer (what Module.bind(shared_module=...) passes): the short
+    graph's intermediates live in the long graph's memory, and results are unchanged even
+    when the two executors run in turns."""
+    rng = np.random.default_rng(0)
+    big = _bucket_sym(8).simple_bind(mx.cpu(), data=(3, 8, 4))
+    params = {n: rng.normal(size=a.shape).astype(np.float32) * 0.3
+              for n, a in big.arg_dict.items() if n != 'data'}
+    small = _bucket_sym(3).simple_bind(mx.cpu(), data=(3, 3, 4), shared_exec=big, shared_buffer={},
+                                       shared_arg_names=sorted(params))
+    alone = _bucket_sym(3).simple_bind(mx.cpu(), data=(3, 3, 4))
+    report = small.memory_report()
+    assert report['planned'] > 0 and report['borrowed'] == report['planned']
+    assert big.memory_report()['borrowed'] == 0 and alone.memory_report()['borrowed'] == 0
+    assert small._memory_pool is big._memory_pool
+    x_big, x_small = rng.normal(size=(3, 8, 4)), rng.normal(size=(3, 3, 4))
+    want = _run(alone, x_small, params)
+    want_big = _run(big, x_big, params)
+    for _ in range(2):                       # in turns: each forward overwrites the other's values
+        got = _run(small, x_small, params)
+        np.testing.assert_array_equal(got[0], want[0])
+        for name in want[1]:
+            np.testing.assert_array_equal(got[1][name], want[1][name])
+        got_big = _run(big, x_big, params)
+        np.testing.assert_array_equal(got_big[0], want_big[0])
+
+
+def test_a_larger_executor_takes_what_fits_and_adds_the_rest_to_the_pool():
+    small = _bucket_sym(2).simple_bind(mx.cpu(), data=(2, 2, 4))
+    pool_before = len(small._memory_pool)
+    big = _bucket_sym(9).simple_bind(mx.cpu(), data=(2, 9, 4), shared_exec=small, shared_buffer={},
+                                     shared_arg_names=[n for n in small.arg_dict if n != 'data'])
+    report = big.memory_report()
+    assert 0 < report['borrowed'] < report['planned']
+    assert len(big._memory_pool) > pool_before

@@ -139,6 +139,9 @@ class Executor:
             if not isinstance(arr, NDArray):
                 raise BindError('bind: auxiliary state %r must be an NDArray, got %s' % (name, type(arr).__name__))
 
+        # the memory behind the planned blocks: this executor's own, or a pool it shares with
+        # shared_exec (bucketing: every bucket's executor draws on one pool, see _allocate)
+        self._memory_pool = shared_exec._memory_pool if shared_exec is not None else []
         self._check_shapes()
         _check_groups(self._nodes, self._group2ctx)
         self._build()
@@ -201,10 +204,7 @@ class Executor:
             else:
                 summed_apart.add(slot)
         self._mem = plan_memory(plan, shapes, dtypes, self._needs_backward, summed_apart)
-        buffers = []
-        for block in self._mem.blocks:
-            with block.ctx.device_scope():
-                buffers.append(block.ctx.xp.empty(max(block.nbytes, 1), dtype=np.uint8))
+        buffers = self._blocks_from_pool(self._mem.blocks)
         # each value is a view at the start of its block (the views keep the blocks alive)
         arrays = {key: buffers[e.block.index][:e.nbytes].view(e.dtype).reshape(e.shape)
                   for key, e in self._mem.entries.items()}
@@ -242,6 +242,36 @@ class Executor:
             step.stub_ins = stub_ins if any(st is not None for st in stub_ins) else None
             step.stub_outs = stub_outs if any(st is not None for st in stub_outs) else None
         self._backward_done = False
+
+    def _blocks_from_pool(self, blocks):
+        """One byte buffer per planned block, taken from the memory pool where one fits.
+
+        An executor bound alone has a pool of its own and allocates every block.  One bound
+        with ``shared_exec`` (Module's ``shared_module``, so every bucket of a BucketingModule)
+        shares that executor's pool, as MXNet's graph executor does: each block, largest
+        first, takes the smallest pooled buffer on its device that is large enough and not
+        taken by another of its blocks; only what finds none is allocated, and added to the
+        pool for the next executor.  Executors sharing a pool must not run interleaved (one
+        bucket's forward between another's forward and backward): Module never does.
+        """
+        buffers = [None] * len(blocks)
+        taken = set()
+        self._borrowed_bytes = 0
+        for block in sorted(blocks, key=lambda b: -b.nbytes):
+            nbytes = max(block.nbytes, 1)
+            fits = [(buf.nbytes, k) for k, (ctx, buf) in enumerate(self._memory_pool)
+                    if k not in taken and ctx == block.ctx and buf.nbytes >= nbytes]
+            if fits:
+                k = min(fits)[1]
+                buffers[block.index] = self._memory_pool[k][1][:nbytes]
+                self._borrowed_bytes += nbytes
+            else:
+                with block.ctx.device_scope():
+                    buffers[block.index] = block.ctx.xp.empty(nbytes, dtype=np.uint8)
+                k = len(self._memory_pool)
+                self._memory_pool.append((block.ctx, buffers[block.index]))
+            taken.add(k)
+        return buffers
 
     def _stub_for(self, slot, shapes, dtypes):
         """A read-only array of zeros with the slot's shape: what backward gets in place of a
@@ -546,7 +576,9 @@ class Executor:
         for training, backward's gradients); ``outputs``: the output arrays; ``total``: the
         two together, the figure MXNet's ``debug_str()`` ends with ("Total N MB allocated").
         ``unshared``: what the planned values would take with no sharing at all;
-        ``inplace``: how many values are computed into an input's memory.  ``arguments``,
+        ``inplace``: how many values are computed into an input's memory; ``borrowed``: the
+        part of ``planned`` that lives in memory another executor allocated (``shared_exec``,
+        bucketing), so ``planned - borrowed`` is what this bind added.  ``arguments``,
         ``gradients`` and ``aux_states`` are the caller's arrays.
         """
         mem = self._mem
@@ -558,6 +590,7 @@ class Executor:
             'entries': len(mem.entries),
             'inplace': mem.count('inplace'),
             'identity': mem.count('identity'),
+            'borrowed': self._borrowed_bytes,
         }
         report['total'] = report['planned'] + report['outputs']
         report['arguments'] = sum(a._data.nbytes for a in self.arg_arrays)
@@ -632,6 +665,8 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     and every auxiliary state are taken from ``shared_exec``; every other array (data, labels,
     their gradients under the key ``'grad of <name>'``) is a view on the start of the buffer's
     array of that name when that is large enough, or new memory recorded in the buffer.
+    The new executor also takes the memory for its intermediate values from ``shared_exec``'s
+    pool (``Executor._blocks_from_pool``), so a smaller bucket adds no memory at all.
     """
     if not isinstance(ctx, Context):
         raise BindError('simple_bind: ctx must be one Context, got %r; to spread a batch over '
@@ -695,4 +730,4 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
         aux = [from_exec(shared_exec.aux_dict, n, s, t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
     else:
         aux = [zeros(s, place(n), t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
-    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx, shared_exec if sharing else None)
