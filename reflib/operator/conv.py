@@ -198,27 +198,45 @@ class Convolution(Operator):
 
     def _backward_batch(self, p, env, out_grad, data, weight, geometry, out_size):
         """[data gradient or None, weight gradient or None] for the samples of ``data``."""
-        xp = env.xp
-        batch, channels = data.shape[:2]
-        cols, padded_shape, slices = self._columns(p, xp, data, geometry, out_size, env)
-        grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
-        if env.wants_grad(0):
-            # the same gradient with the batch axis last, (F, P*N), for the scatter below
-            spatial = tuple(range(2, data.ndim))
-            grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
-        w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
-        d_weight, d_cols = [], []
-        for f_rows, c_rows in zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0])):
-            d_weight.append(grad[f_rows] @ cols[c_rows].T)    # sum over samples and positions
-            if env.wants_grad(0):                              # each patch's share of the gradient
-                if p.num_group == 1:                           # one group: straight into scratch memory
-                    d_cols.append(xp.matmul(w.T, grad_t, out=env.workspace('col2im', cols.shape, cols.dtype)))
-                else:
-                    d_cols.append(w[f_rows].T @ grad_t[f_rows])
-        d_weight = stack_rows(xp, d_weight).reshape(weight.shape) if env.wants_grad(1) else None
+        d_weight = self._weight_grad(p, env, out_grad, data, geometry, out_size) if env.wants_grad(1) else None
         if not env.wants_grad(0):       # the first layer: nobody reads the data's gradient
             return [None, d_weight]
-        d_cols = stack_rows(xp, d_cols).reshape((channels, len(slices)) + out_size + (batch,))
+        return [self._data_grad(p, env, out_grad, weight, data.shape, geometry, out_size), d_weight]
+
+    def _weight_grad(self, p, env, out_grad, data, geometry, out_size):
+        """The weight's gradient: each output gradient times the patch it was computed from,
+        summed over samples and positions.  (Deconvolution calls it with the roles of data
+        and output gradient swapped.)"""
+        xp = env.xp
+        cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
+        grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
+        d_weight = [grad[f_rows] @ cols[c_rows].T for f_rows, c_rows in
+                    zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0]))]
+        return stack_rows(xp, d_weight).reshape((p.num_filter, data.shape[1] // p.num_group) + tuple(p.kernel))
+
+    def _data_grad(self, p, env, out_grad, weight, data_shape, geometry, out_size):
+        """The data's gradient, shape ``data_shape``, viewed as (N, C, ...) from (C, N, ...) memory.
+
+        Each output position's gradient is spread over the patch it read.  (This is also
+        Deconvolution's forward: a transposed convolution spreads every input value over
+        a kernel-sized patch of its output.)
+        """
+        xp = env.xp
+        batch, channels = data_shape[:2]
+        pad = geometry[3]
+        padded_shape = tuple(n + 2 * pd for n, pd in zip(data_shape[2:], pad))
+        slices = offset_slices(geometry[0], geometry[2], geometry[1], out_size)
+        # the output gradient with the batch axis last, (F, P*N), for the scatter below
+        spatial = tuple(range(2, out_grad.ndim))
+        grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
+        w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
+        shape = (channels * len(slices), grad_t.shape[1])
+        if p.num_group == 1:                   # one group: straight into scratch memory
+            d_cols = xp.matmul(w.T, grad_t, out=env.workspace('col2im', shape, grad_t.dtype))
+        else:                                  # each patch's share of the gradient, group by group
+            d_cols = stack_rows(xp, [w[f_rows].T @ grad_t[f_rows]
+                                     for f_rows in self._group_rows(p, p.num_filter)])
+        d_cols = d_cols.reshape((channels, len(slices)) + tuple(out_size) + (batch,))
 
         # Scatter the patch gradients back onto the input positions they were read from.
         # d_cols and d_padded are stored batch-last, (C, K, *out, N) and (C, *padded, N),
@@ -227,13 +245,13 @@ class Convolution(Operator):
         # rows of out_w (8 in LeNet's second layer): about 3x faster.  Only the memory
         # order differs from forward's layout; every element is the same sum, in the same order.
         d_cols = xp.moveaxis(d_cols, -1, 2)                                    # (C, K, N, *out)
-        d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape[2:] + (batch,), dtype=data.dtype),
+        d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape + (batch,), dtype=grad_t.dtype),
                                -1, 1)                                           # (C, N, *padded)
         for k, sl in enumerate(slices):
             # one offset's slice has no repeated positions, so += is exact here
             d_padded[sl] += d_cols[:, k]
         # (C, N, ...) -> (N, C, ...): the caller stores it in the data gradient's memory
-        return [crop_spatial(d_padded, geometry[3], data.shape[2:]).swapaxes(0, 1), d_weight]
+        return crop_spatial(d_padded, pad, data_shape[2:]).swapaxes(0, 1)
 
 
 # =====================================================================
