@@ -1,33 +1,234 @@
-"""Tools to check operators and graphs: finite differences and friends.
+"""Tools to test operators and graphs: MXNet's ``mx.test_utils``, plus two of reflib's own.
 
-``check_op_gradient`` checks one operator straight from the registry (no
-graph needed); ``check_numeric_gradient`` checks a whole Symbol through
-bind/forward/backward, like MXNet's function of the same name.
+reflib's own: ``check_op_gradient`` checks one operator straight from the registry
+against finite differences (no graph needed) and ``op_forward`` runs one operator on
+numpy arrays; every operator test uses them.
+
+MXNet's, with its names, arguments and defaults: comparisons whose tolerances follow
+the dtype (``assert_almost_equal``: float32 ``rtol=1e-4, atol=1e-3``, float64
+``1e-5, 1e-20``), random test data (``random_arrays``, ``rand_ndarray``,
+``rand_shape_nd``), whole-symbol checks (``check_symbolic_forward``,
+``check_symbolic_backward``, ``check_numeric_gradient``, ``check_consistency``,
+``check_speed``) and small helpers for tests (``environment``, ``retry``,
+``discard_stderr``, ``verify_generator``, ``compare_optimizer``).
 """
+
+import contextlib
+import functools
+import math
+import numbers
+import os
+import sys
 
 import numpy as np
 
 from . import random as _random
-from .context import cpu
+from .base import MXNetError
+from .context import Context, cpu, current_context, _ctx_stack
 
-__all__ = ['check_op_gradient', 'op_forward', 'numeric_grad', 'assert_almost_equal',
-           'check_numeric_gradient', 'default_context', 'same']
+__all__ = ['check_op_gradient', 'op_forward', 'numeric_grad',
+           'default_context', 'set_default_context', 'default_dtype', 'default_rtols', 'default_atols',
+           'default_numeric_eps', 'get_rtol', 'get_atol', 'same', 'almost_equal', 'assert_almost_equal',
+           'assert_allclose', 'assert_exception', 'np_reduce', 'random_arrays', 'random_sample',
+           'rand_ndarray', 'rand_shape_2d', 'rand_shape_3d', 'rand_shape_nd', 'simple_forward',
+           'check_symbolic_forward', 'check_symbolic_backward', 'check_numeric_gradient', 'check_speed',
+           'check_consistency', 'compare_optimizer', 'environment', 'discard_stderr', 'retry',
+           'chi_square_check', 'verify_generator']
 
 
+# ------------------------------------------------------------------ contexts and tolerances
 def default_context():
-    return cpu()
+    """The context tests run on: the current one (``cpu(0)`` unless changed)."""
+    return current_context()
+
+
+def set_default_context(ctx):
+    """Make ``ctx`` the current context of this thread (inside a ``with`` block: until it ends)."""
+    stack = _ctx_stack()
+    if stack:
+        stack[-1] = Context(ctx)
+    else:
+        stack.append(Context(ctx))
+
+
+def default_dtype():
+    return np.float32
+
+
+# MXNet's tolerances per dtype; integers and booleans must match exactly
+_RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5}
+_ATOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20}
+# powers of two, so that x + eps loses no bits of eps
+_NUMERIC_EPS = {np.dtype(np.float16): 2.0 ** -6, np.dtype(np.float32): 2.0 ** -9,
+                np.dtype(np.float64): 2.0 ** -14}
+_EXACT = [np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64]
+
+
+def default_rtols():
+    return {**_RTOL, **{np.dtype(t): 0 for t in _EXACT}}
+
+
+def default_atols():
+    return {**_ATOL, **{np.dtype(t): 0 for t in _EXACT}}
+
+
+def default_numeric_eps():
+    return dict(_NUMERIC_EPS)
+
+
+def get_rtol(rtol=None, dtype=np.dtype(np.float64)):
+    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
+
+
+def get_atol(atol=None, dtype=np.dtype(np.float64)):
+    return default_atols()[np.dtype(dtype)] if atol is None else atol
+
+
+def _tolerance(value, tol, table):
+    """A number as given, else the entry for ``value``'s dtype in ``tol`` (a dict) or in ``table``."""
+    if isinstance(tol, numbers.Number):
+        return tol
+    dtype = np.dtype(getattr(value, 'dtype', None) or np.asarray(value).dtype)
+    return (tol or {}).get(dtype, table[dtype])
+
+
+def _tols(a, b, rtol, atol):
+    """The looser of the two arrays' default tolerances, for whatever was not given."""
+    return (max(_tolerance(a, rtol, default_rtols()), _tolerance(b, rtol, default_rtols())),
+            max(_tolerance(a, atol, default_atols()), _tolerance(b, atol, default_atols())))
+
+
+# ------------------------------------------------------------------ comparisons
+def _numpy(x):
+    return x.asnumpy() if hasattr(x, 'asnumpy') else np.asarray(x)
 
 
 def same(a, b):
-    return np.array_equal(np.asarray(a), np.asarray(b))
+    """Whether two arrays have the same shape and the same values."""
+    return np.array_equal(_numpy(a), _numpy(b))
 
 
-def assert_almost_equal(a, b, rtol=1e-5, atol=1e-6, names=('a', 'b')):
-    a = a.asnumpy() if hasattr(a, 'asnumpy') else np.asarray(a)
-    b = b.asnumpy() if hasattr(b, 'asnumpy') else np.asarray(b)
-    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg='%s vs %s' % names)
+def _check_shapes(a, b):
+    if np.shape(a) != np.shape(b):
+        raise AssertionError('the arrays have different shapes: %s and %s' % (np.shape(a), np.shape(b)))
 
 
+def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
+    """``|a - b| <= atol + rtol * |b|`` everywhere (unset tolerances: float64's, as in MXNet)."""
+    a, b = _numpy(a), _numpy(b)
+    if not use_broadcast:
+        _check_shapes(a, b)
+    return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
+
+
+def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=False,
+                        use_broadcast=True, mismatches=(10, 10)):
+    """Raise an AssertionError unless ``a`` and ``b`` (NDArrays, numpy arrays, numbers) agree.
+
+    Unset tolerances come from the dtypes (the looser of the two): float16 ``1e-2/1e-1``,
+    float32 ``1e-4/1e-3``, float64 ``1e-5/1e-20``, integers exactly.  The message gives the
+    worst element, its position and both values, and how many elements are off
+    (``mismatches[0]`` of them are listed).
+    """
+    if not use_broadcast:
+        _check_shapes(a, b)
+    rtol, atol = _tols(a, b, rtol, atol)
+    a, b = _numpy(a), _numpy(b)
+    if a.dtype == np.bool_ and b.dtype == np.bool_:
+        np.testing.assert_equal(a, b)
+        return
+    if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
+        return
+    a_b, b_b = np.broadcast_arrays(a, b)
+    with np.errstate(invalid='ignore', over='ignore'):
+        diff = np.where(a_b == b_b, 0.0, np.abs(a_b.astype(np.float64) - b_b.astype(np.float64)))
+        ratio = diff / (atol + rtol * np.abs(b_b.astype(np.float64)) + 1e-20)
+    bad = ~np.isclose(a_b, b_b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    ratio = np.where(np.isnan(ratio), np.inf, ratio)
+    order = np.argsort(-np.where(bad, ratio, -1).reshape(-1), kind='stable')[:max(mismatches[0], 1)]
+    rows = []
+    for flat in order:
+        if not bad.reshape(-1)[flat]:
+            break
+        idx = np.unravel_index(flat, bad.shape)
+        rows.append('  at %s: %s=%r, %s=%r (%.3g times the tolerance)'
+                    % (tuple(int(i) for i in idx), names[0], a_b[idx].item(), names[1], b_b[idx].item(),
+                       ratio[idx]))
+    raise AssertionError('%s and %s differ by more than rtol=%g, atol=%g in %d of %d elements (%.2f%%); '
+                         'the worst:\n%s' % (names[0], names[1], rtol, atol, int(bad.sum()), bad.size,
+                                             100.0 * bad.sum() / max(bad.size, 1), '\n'.join(rows)))
+
+
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
+    """numpy's assert_allclose defaults, through assert_almost_equal."""
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def assert_exception(f, exception_type, *args, **kwargs):
+    """Raise an AssertionError unless ``f(*args, **kwargs)`` raises ``exception_type``."""
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError('%s did not raise %s' % (getattr(f, '__name__', f), exception_type.__name__))
+
+
+def np_reduce(dat, axis, keepdims, numpy_reduce_func):
+    """``numpy_reduce_func`` over one axis, several (an int or a sequence) or all (None)."""
+    axes = [axis] if isinstance(axis, int) else (list(range(dat.ndim)) if axis is None else list(axis))
+    out = dat
+    for ax in sorted(axes, reverse=True):   # last axis first, so the others keep their numbers
+        out = numpy_reduce_func(out, axis=ax)
+    if keepdims:
+        out = np.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(dat.shape)))
+    return out
+
+
+# ------------------------------------------------------------------ random test data
+def random_arrays(*shapes):
+    """Standard normal float32 numpy arrays (numpy's global generator), one per shape; one
+    shape gives the array itself."""
+    arrays = [np.array(np.random.randn(), dtype=default_dtype()) if len(s) == 0
+              else np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_sample(population, k):
+    """``k`` distinct elements of the list ``population``, in random order."""
+    if not 0 <= k <= len(population):
+        raise ValueError('random_sample: k=%d is not in [0, %d]' % (k, len(population)))
+    pool = list(population)
+    np.random.shuffle(pool)
+    return pool[:k]
+
+
+def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices=False, distribution=None, ctx=None):
+    """A standard normal NDArray of ``shape`` (dense storage only in reflib)."""
+    from .ndarray import array
+    if stype != 'default':
+        raise MXNetError("rand_ndarray: reflib has dense arrays only (stype='default'), got stype=%r" % stype)
+    return array(random_arrays(shape), ctx=ctx or default_context(), dtype=dtype)
+
+
+def _dims(highs, allow_zero_size):
+    low = 0 if allow_zero_size else 1
+    return tuple(np.random.randint(low, high + 1) for high in highs)
+
+
+def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    return _dims((dim0, dim1), allow_zero_size)
+
+
+def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    return _dims((dim0, dim1, dim2), allow_zero_size)
+
+
+def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    return tuple(np.random.randint(0 if allow_zero_size else 1, dim + 1, size=num_dim))
+
+
+# ------------------------------------------------------------------ one operator (reflib's own)
 def op_forward(op_name, inputs, params=None, aux=None, is_train=False, seed=0):
     """Run one registered operator on raw numpy inputs; returns (outputs, aux_after)."""
     from .operator import get, OpEnv
@@ -43,6 +244,9 @@ def numeric_grad(f, x, eps=1e-4):
     """Central differences of scalar ``f()`` w.r.t. array ``x`` (perturbed in place)."""
     grad = np.zeros_like(x, dtype=np.float64)
     flat, gflat = x.reshape(-1), grad.reshape(-1)
+    if not np.shares_memory(flat, x):
+        raise ValueError('numeric_grad: x must be contiguous, since it is perturbed in place; '
+                         'pass np.ascontiguousarray(x)')
     for i in range(flat.size):
         old = flat[i]
         flat[i] = old + eps
@@ -96,67 +300,189 @@ def check_op_gradient(op_name, inputs, params=None, aux=None, grad_inputs=None,
     return analytic
 
 
-def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rtol=1e-2,
-                           atol=None, grad_nodes=None, use_forward_train=True, ctx=None,
-                           dtype=np.float32):
-    """Check a whole symbol's backward against central differences, like MXNet's function.
+# ------------------------------------------------------------------ helpers for tests
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='default',
+                      rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
+    """One update of the same random weight and gradient by two optimizers must agree
+    (states before and after, and the weights).  A list of shapes updates ``ntensors``
+    weights, ``opt2`` all at once (index, weight, grad and state lists)."""
+    from .ndarray import NDArray
+    from .random import uniform
+    if w_stype != 'default' or g_stype != 'default':
+        raise MXNetError('compare_optimizer: reflib has dense arrays only, got w_stype=%r, g_stype=%r'
+                         % (w_stype, g_stype))
 
-    The symbol's outputs are reduced to one number, ``sum_k sum(out_k * proj_k)``
-    with fixed random projections ``proj_k``, by wrapping the graph in
-    ``MakeLoss(sum(out * proj))``; its gradient w.r.t. every argument in
-    ``grad_nodes`` (default: every argument given in ``location``) is compared
-    with finite differences of that number.  Use ``dtype=np.float64`` for
-    tight tolerances.  (Loss heads such as SoftmaxOutput make their own
-    gradient, so they cannot be checked this way, in MXNet or here.)
+    def compare_states_of(s1, s2, **tols):
+        if s1 is None or s2 is None:
+            return
+        if isinstance(s1, (tuple, list)):
+            for a, b in zip(s1, s2):
+                compare_states_of(a, b, **tols)
+        else:
+            assert_almost_equal(s1, s2, **tols)
+
+    ctx = default_context()
+    if not isinstance(shape, list):
+        if ntensors != 1:
+            raise ValueError('compare_optimizer: one shape means one tensor, got ntensors=%d' % ntensors)
+        shape = [shape]
+    w1 = [uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
+    g1 = [uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
+    w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
+    state1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(w1)]
+    state2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(w2)]
+    if compare_states:
+        for s1, s2 in zip(state1, state2):
+            compare_states_of(s1, s2)
+    for i in range(len(shape)):
+        opt1.update_multi_precision(i, w1[i], g1[i], state1[i])
+    if len(shape) == 1:
+        opt2.update_multi_precision(0, w2[0], g2[0], state2[0])
+    else:
+        opt2.update_multi_precision(list(range(len(shape))), w2, g2, state2)
+    for i in range(len(shape)):
+        if compare_states:
+            compare_states_of(state1[i], state2[i], rtol=rtol, atol=atol)
+        assert isinstance(w1[i], NDArray)
+        assert_almost_equal(w1[i], w2[i], rtol=rtol, atol=atol)
+
+
+@contextlib.contextmanager
+def environment(*args):
+    """Set environment variables for the ``with`` block, then restore them (also on error):
+    ``environment('NAME', 'value')`` or ``environment({'A': '1', 'B': None})``, None unsets."""
+    if len(args) == 1 and isinstance(args[0], dict):
+        wanted = dict(args[0])
+    elif len(args) == 2:
+        wanted = {args[0]: args[1]}
+    else:
+        raise TypeError('environment: pass a name and a value, or one dict of them')
+    before = {name: os.environ.get(name) for name in wanted}
+
+    def apply(settings):
+        for name, value in settings.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    apply(wanted)
+    try:
+        yield
+    finally:
+        apply(before)
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Send everything written to the process's stderr (file descriptor 2) nowhere for the block."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, ValueError, OSError):   # a stderr that is no file (a notebook's)
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, 'w') as devnull:
+            os.dup2(devnull.fileno(), fd)
+            try:
+                yield
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, fd)
+    finally:
+        os.close(saved)
+
+
+def retry(n):
+    """Decorator: run a test up to ``n`` times, until it raises no AssertionError (random tests)."""
+    if n <= 0:
+        raise ValueError('retry: n must be positive, got %r' % (n,))
+
+    def decorate(test):
+        @functools.wraps(test)
+        def wrapper(*args, **kwargs):
+            for attempt in range(n):
+                try:
+                    return test(*args, **kwargs)
+                except AssertionError:
+                    if attempt == n - 1:
+                        raise
+        return wrapper
+    return decorate
+
+
+def _chi2_sf(x, dof):
+    """P(X > x) for a chi-square variable with ``dof`` degrees of freedom: the regularized
+    upper incomplete gamma function Q(dof/2, x/2), by its series or its continued fraction."""
+    a, z = dof / 2.0, x / 2.0
+    if z <= 0:
+        return 1.0
+    log_front = a * math.log(z) - z - math.lgamma(a)
+    if z < a + 1:                      # P(a, z) by its power series; Q = 1 - P
+        term = total = 1.0 / a
+        k = a
+        while abs(term) > abs(total) * 1e-15:
+            k += 1
+            term *= z / k
+            total += term
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    # Q(a, z) by Lentz's evaluation of its continued fraction
+    tiny = 1e-300
+    b = z + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h * math.exp(log_front)
+
+
+def chi_square_check(generator, buckets, probs, nsamples=1000000):
+    """Pearson's chi-square test of ``generator(n)``'s samples against bucket probabilities.
+
+    ``buckets`` are ``(low, high)`` ranges for a continuous distribution (a sample counts in
+    the range it falls in) or the values of a discrete one.  Returns ``(p value, observed
+    counts, expected counts)``.
     """
-    from . import symbol as _sym
-    from .ndarray import array
-    ctx = ctx or default_context()
-    arg_names = sym.list_arguments()
-    if isinstance(location, (list, tuple)):
-        location = dict(zip(arg_names, location))
-    location = {k: np.asarray(v.asnumpy() if hasattr(v, 'asnumpy') else v, dtype=dtype)
-                for k, v in location.items()}
-    missing = [n for n in arg_names if n not in location]
-    if missing:
-        raise ValueError('check_numeric_gradient: no values for arguments %s' % missing)
-    aux_names = sym.list_auxiliary_states()
-    if isinstance(aux_states, (list, tuple)):
-        aux_states = dict(zip(aux_names, aux_states))
-    aux_states = {k: np.asarray(v.asnumpy() if hasattr(v, 'asnumpy') else v, dtype=dtype)
-                  for k, v in (aux_states or {}).items()}
-    grad_nodes = list(grad_nodes) if grad_nodes is not None else list(arg_names)
+    if len(probs) != len(buckets):
+        raise ValueError('chi_square_check: %d probabilities for %d buckets' % (len(probs), len(buckets)))
+    samples = np.asarray(generator(nsamples)).reshape(-1)
+    expected = (nsamples * np.array(probs, dtype=np.float32)).astype(np.int32)
+    if isinstance(buckets[0], (list, tuple)):
+        edges = np.array([e for pair in buckets for e in pair], dtype=np.float32)
+        if np.any(np.diff(edges) < 0):
+            raise ValueError('chi_square_check: buckets must be ascending and must not overlap')
+        # an edge index 2i or 2i + 1 is bucket i's range (or the gap just below it)
+        which = np.searchsorted(edges, samples, side='right') // 2
+        observed = np.array([(which == i).sum() for i in range(len(buckets))])
+    else:
+        observed = np.array([(samples == b).sum() for b in buckets])
+    stat = float(((observed - expected) ** 2 / expected.astype(np.float64)).sum())
+    return _chi2_sf(stat, len(buckets) - 1), observed, expected
 
-    _, out_shapes, _ = sym.infer_shape(**{k: v.shape for k, v in location.items()})
-    rng = np.random.default_rng(0)
-    projections = {'__random_proj%d' % i: rng.normal(size=s).astype(dtype) for i, s in enumerate(out_shapes)}
-    terms = [_sym.sum(out * _sym.Variable(name)) for out, name in zip(sym, projections)]
-    total = terms[0]
-    for term in terms[1:]:
-        total = total + term
-    loss = _sym.MakeLoss(total)
 
-    def bind():
-        args = {k: array(v, ctx=ctx, dtype=dtype) for k, v in location.items()}
-        args.update({k: array(v, ctx=ctx, dtype=dtype) for k, v in projections.items()})
-        grads = {k: array(np.zeros_like(location[k]), ctx=ctx, dtype=dtype) for k in grad_nodes}
-        aux = {k: array(v, ctx=ctx, dtype=dtype) for k, v in aux_states.items()}
-        return loss.bind(ctx, args, args_grad=grads, grad_req='write', aux_states=aux or None)
+def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, success_rate=0.2, alpha=0.05):
+    """Run ``chi_square_check`` ``nrepeat`` times; raise an AssertionError unless at least a
+    ``success_rate`` share of the runs has a p value above ``alpha``.  Returns the p values."""
+    runs = [chi_square_check(generator, buckets, probs, nsamples) for _ in range(nrepeat)]
+    pvalues = [r[0] for r in runs]
+    if sum(p > alpha for p in pvalues) < nrepeat * success_rate:
+        raise AssertionError('the generator fails the chi-square test: p values %s, observed %s, expected '
+                             '%s for buckets %s with probabilities %s'
+                             % (pvalues, [r[1].tolist() for r in runs], [r[2].tolist() for r in runs],
+                                buckets, probs))
+    return pvalues
 
-    exe = bind()
-    exe.forward(is_train=use_forward_train)
-    exe.backward()
-    analytic = {k: exe.grad_dict[k].asnumpy() for k in grad_nodes}
 
-    def value():
-        probe = bind()
-        for k in grad_nodes:
-            probe.arg_dict[k][:] = location[k]
-        return float(probe.forward(is_train=use_forward_train)[0].asnumpy().sum())
-
-    for name in grad_nodes:
-        numeric = numeric_grad(value, location[name], eps=numeric_eps)
-        np.testing.assert_allclose(
-            analytic[name], numeric, rtol=rtol, atol=atol if atol is not None else 1e-6,
-            err_msg='check_numeric_gradient: gradient of %r differs from finite differences' % name)
-    return analytic
+# the whole-symbol checks are MXNet's test_utils functions too; they use the comparisons above
+from .symbol_checks import (simple_forward, check_symbolic_forward, check_symbolic_backward,  # noqa: E402
+                            check_numeric_gradient, check_speed, check_consistency)
