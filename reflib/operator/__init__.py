@@ -14,6 +14,7 @@ dot        dot and batch_dot
 loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss
 creation   arrays from nothing: _zeros, _ones, _full (mx.sym.zeros, an RNN's begin state)
 sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
+linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
 common     helpers the families share (no operators)
 """
 

@@ -31,7 +31,10 @@ def make_input(rng, spec):
     ``zeros`` (every third element exactly 0), ``lengths3`` (integers 1..3),
     ``bounds`` (clip's bounds among the values), ``index<N>`` (integers 0..N-1 as float32,
     for take/pick/one_hot), ``spd<N>`` (batches of N x N symmetric positive definite
-    matrices, shape ``(..., N, N)``), ``distinct`` (a permutation of 0..size-1, scaled: no ties).
+    matrices, shape ``(..., N, N)``), ``distinct`` (a permutation of 0..size-1, scaled: no ties),
+    ``trian<N>`` (batches of N x N matrices with a dominant diagonal in [1, 2] and off-diagonal
+    entries in [-0.3, 0.3], both triangles filled: well conditioned, and an operator that reads
+    one triangle only shows it).
     """
     shape, kind = (spec, 'normal') if not isinstance(spec[-1], str) else spec
     size = int(np.prod(shape))
@@ -63,6 +66,12 @@ def make_input(rng, spec):
         n = int(match.group(1))
         a = rng.uniform(-1, 1, size=tuple(shape[:-2]) + (n, n))
         return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(np.float32)
+    match = re.fullmatch(r'trian(\d+)', kind)
+    if match:
+        n = int(match.group(1))
+        a = rng.uniform(-0.3, 0.3, size=tuple(shape[:-2]) + (n, n))
+        a[..., np.arange(n), np.arange(n)] = rng.uniform(1, 2, size=tuple(shape[:-2]) + (n,))
+        return a.astype(np.float32)
     raise ValueError('unknown input kind %r' % kind)
 
 
