@@ -34,7 +34,8 @@ def make_input(rng, spec):
     matrices, shape ``(..., N, N)``), ``distinct`` (a permutation of 0..size-1, scaled: no ties),
     ``trian<N>`` (batches of N x N matrices with a dominant diagonal in [1, 2] and off-diagonal
     entries in [-0.3, 0.3], both triangles filled: well conditioned, and an operator that reads
-    one triangle only shows it).
+    one triangle only shows it), ``small`` ([-0.5, 0.5]: weights and states that do not saturate
+    a recurrent layer).
     """
     shape, kind = (spec, 'normal') if not isinstance(spec[-1], str) else spec
     size = int(np.prod(shape))
@@ -42,6 +43,8 @@ def make_input(rng, spec):
         return rng.uniform(-2, 2, size=shape).astype(np.float32)
     if kind == 'positive':
         return rng.uniform(0.5, 2, size=shape).astype(np.float32)
+    if kind == 'small':
+        return rng.uniform(-0.5, 0.5, size=shape).astype(np.float32)
     if kind == 'unit':
         return rng.uniform(-0.9, 0.9, size=shape).astype(np.float32)
     if kind == 'ties':
