@@ -4,6 +4,7 @@
 """
 
 from . import base
+from . import util
 from .base import MXNetError
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import random
@@ -27,6 +28,7 @@ from . import initializer as init
 from . import metric
 from . import callback
 from . import monitor
+from . import monitor as mon
 from .monitor import Monitor
 from . import module
 from . import module as mod

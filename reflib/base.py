@@ -7,9 +7,11 @@ message names the culprit: the argument, the node, the expected and the
 actual value.
 """
 
+import os
+
 import numpy as np
 
-__all__ = ['MXNetError', 'NotImplementedForSymbol', 'ShapeError', 'TypeInferError', 'BindError',
+__all__ = ['py_str', 'data_dir', 'MXNetError', 'NotImplementedForSymbol', 'ShapeError', 'TypeInferError', 'BindError',
            'ParamError', 'ContextError', 'GraphFormatError', 'mx_real_t', 'string_types',
            'numeric_types', 'integer_types']
 
@@ -17,6 +19,21 @@ mx_real_t = np.float32
 string_types = (str,)
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
+
+
+def py_str(raw):
+    """A str from the UTF-8 bytes a C function returned (MXNet's helper; kept for scripts)."""
+    return raw.decode('utf-8')
+
+
+def _as_list(obj):
+    """``obj`` itself when it is a list or a tuple, else ``[obj]``."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]
+
+
+def data_dir():
+    """Where downloaded models and data sets go: ``$MXNET_HOME``, else ``~/.mxnet``."""
+    return os.getenv('MXNET_HOME', os.path.join(os.path.expanduser('~'), '.mxnet'))
 
 
 class MXNetError(RuntimeError):

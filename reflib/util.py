@@ -6,10 +6,28 @@ import os
 import secrets
 import time
 
-from .base import MXNetError
+from .base import MXNetError, py_str  # noqa: F401  (mx.util.py_str, as in MXNet)
 
-__all__ = ['atomic_write', 'atomic_write_bytes', 'atomic_write_text', 'write_temp', 'sweep_temps',
+__all__ = ['getenv', 'setenv', 'atomic_write', 'atomic_write_bytes', 'atomic_write_text', 'write_temp', 'sweep_temps',
            'fsync_directory']
+
+def getenv(name):
+    """The value of environment variable ``name``, or None when it is unset.
+
+    MXNet reads its C runtime's environment here; reflib has no C runtime, so this is the
+    process environment Python sees (``os.environ``).
+    """
+    return os.environ.get(name)
+
+
+def setenv(name, value):
+    """Set environment variable ``name`` to ``value`` (None unsets it).  Unlike MXNet's,
+    which changes only the C runtime's copy, the change shows in ``os.environ`` too."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
 
 # A temporary file is ".NAME.PID-TOKEN.tmp" beside NAME: hidden, on the same file system
 # (so the final rename is atomic), and naming the process that writes it, so that a later
