@@ -11,3 +11,4 @@ for _name in _ops.list_operators():
     if _name.isidentifier() and _name not in globals():
         globals()[_name] = _op_functions.make_function(_name)
 del _name
+from . import linalg  # noqa: E402,F401  (mx.nd.linalg.gemm, ... as in MXNet)
