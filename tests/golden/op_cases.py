@@ -61,6 +61,14 @@ def make_input(rng, spec):
         return x
     if kind == 'distinct':
         return (rng.permutation(size).reshape(shape) * 0.25 - size / 8).astype(np.float32)
+    if kind == 'nans':
+        x = rng.uniform(-2, 2, size=shape).astype(np.float32)
+        x.reshape(-1)[1::3] = np.nan
+        return x
+    match = re.fullmatch(r'offrange(\d+)', kind)
+    if match:
+        n = int(match.group(1))
+        return (rng.randint(-n - 1, 2 * n + 1, size=shape) + 0.5 * rng.randint(0, 2, size=shape)).astype(np.float32)
     match = re.fullmatch(r'index(\d+)', kind)
     if match:
         return rng.randint(0, int(match.group(1)), size=shape).astype(np.float32)
@@ -84,6 +92,14 @@ def node_attrs(sym):
     return node['op'], node.get('attrs', {})
 
 
+def sym_function(mx, name):
+    """``mx.sym.<name>``, or ``mx.sym._internal.<name>`` for an underscore operator that MXNet
+    keeps only there (``_arange``, ``_eye``, ``_histogram``)."""
+    if not hasattr(mx.sym, name) and name.startswith('_'):
+        return getattr(mx.sym._internal, name)
+    return getattr(mx.sym, name)
+
+
 def strip(names, prefix='node_'):
     return [n[len(prefix):] if n.startswith(prefix) else n for n in names]
 
@@ -92,14 +108,14 @@ def _free_input_names(mx, name, params, n_inputs):
     """The input names MXNet gives a node named ``node`` whose inputs it creates itself."""
     free_kw = dict(params)
     try:
-        free = getattr(mx.sym, name)(name='node', **free_kw)
+        free = sym_function(mx, name)(name='node', **free_kw)
     except mx.base.MXNetError:          # variable-input ops need their count
         free_kw['num_args'] = n_inputs
-        free = getattr(mx.sym, name)(name='node', **free_kw)
+        free = sym_function(mx, name)(name='node', **free_kw)
     names = strip(free.list_arguments())
     if len(names) != n_inputs:
         free_kw['num_args'] = n_inputs
-        names = strip(getattr(mx.sym, name)(name='node', **free_kw).list_arguments())
+        names = strip(sym_function(mx, name)(name='node', **free_kw).list_arguments())
     return names
 
 
@@ -113,7 +129,7 @@ def record_cases(mx, cases, arrays, meta, seed=42):
         grad, train = options.get('grad', True), options.get('train', True)
         xs = [make_input(rng, s) for s in specs]
         variables = [mx.sym.Variable('in%d' % j) for j in range(len(xs))]
-        sym = getattr(mx.sym, name)(*variables, name='node', **params)
+        sym = sym_function(mx, name)(*variables, name='node', **params)
         op, attrs = node_attrs(sym)
         exe = sym.simple_bind(mx.cpu(), grad_req='write' if grad else 'null',
                               **{'in%d' % j: x.shape for j, x in enumerate(xs)})
