@@ -9,6 +9,9 @@ A *case* is ``(name, params, input_specs)`` or ``(name, params, input_specs, opt
 * ``options``: ``{'grad': False}`` for an operator MXNet cannot differentiate (then
   no head or input gradients are recorded), ``{'train': False}`` to run forward
   with ``is_train=False``.
+  ``{'no_grad': (j, ...)}`` for inputs MXNet refuses to differentiate (a loss's label:
+  bound with grad_req 'null', their recorded gradient is zeros), ``{'keywords': True}``
+  to pass the inputs by name (an operator whose optional inputs are not all present)
 
 :func:`record_cases` binds each case with ``simple_bind``, runs forward and (unless
 ``grad`` is off) backward with fixed random head gradients, and stores, for case
@@ -37,6 +40,8 @@ def make_input(rng, spec):
     one triangle only shows it), ``small`` ([-0.5, 0.5]: weights and states that do not saturate
     a recurrent layer).
     """
+    if isinstance(spec, np.ndarray):        # given values (a padded label, lengths)
+        return spec.astype(np.float32)
     shape, kind = (spec, 'normal') if not isinstance(spec[-1], str) else spec
     size = int(np.prod(shape))
     if kind == 'normal':
@@ -129,9 +134,15 @@ def record_cases(mx, cases, arrays, meta, seed=42):
         grad, train = options.get('grad', True), options.get('train', True)
         xs = [make_input(rng, s) for s in specs]
         variables = [mx.sym.Variable('in%d' % j) for j in range(len(xs))]
-        sym = sym_function(mx, name)(*variables, name='node', **params)
+        if options.get('keywords'):
+            names = _free_input_names(mx, name, params, len(xs))
+            sym = sym_function(mx, name)(name='node', **dict(zip(names, variables)), **params)
+        else:
+            sym = sym_function(mx, name)(*variables, name='node', **params)
         op, attrs = node_attrs(sym)
-        exe = sym.simple_bind(mx.cpu(), grad_req='write' if grad else 'null',
+        no_grad = set(options.get('no_grad', ()))
+        grad_req = {'in%d' % j: 'write' if grad and j not in no_grad else 'null' for j in range(len(xs))}
+        exe = sym.simple_bind(mx.cpu(), grad_req=grad_req,
                               **{'in%d' % j: x.shape for j, x in enumerate(xs)})
         for j, x in enumerate(xs):
             exe.arg_dict['in%d' % j][:] = x
@@ -146,7 +157,8 @@ def record_cases(mx, cases, arrays, meta, seed=42):
             for k, h in enumerate(heads):
                 arrays['c%d_head%d' % (i, k)] = h
             for j in range(len(xs)):
-                arrays['c%d_grad%d' % (i, j)] = exe.grad_dict['in%d' % j].asnumpy()
+                arrays['c%d_grad%d' % (i, j)] = (np.zeros_like(xs[j]) if j in no_grad
+                                                 else exe.grad_dict['in%d' % j].asnumpy())
         described.append({'alias': name, 'op': op, 'attrs': attrs, 'n_in': len(xs), 'n_out': len(outs),
                           'grad': grad, 'train': train,
                           'input_names': _free_input_names(mx, name, params, len(xs)) if xs else [],
