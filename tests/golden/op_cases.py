@@ -74,6 +74,11 @@ def make_input(rng, spec):
     if match:
         n = int(match.group(1))
         return (rng.randint(-n - 1, 2 * n + 1, size=shape) + 0.5 * rng.randint(0, 2, size=shape)).astype(np.float32)
+    match = re.fullmatch(r'cells(\d+)x(\d+)', kind)
+    if match:
+        rows, cols = int(match.group(1)), int(match.group(2))
+        flat = rng.permutation(rows * cols)[:shape[1]]
+        return np.stack([flat // cols, flat % cols]).astype(np.float32)
     match = re.fullmatch(r'index(\d+)', kind)
     if match:
         return rng.randint(0, int(match.group(1)), size=shape).astype(np.float32)
@@ -142,7 +147,7 @@ def record_cases(mx, cases, arrays, meta, seed=42):
         op, attrs = node_attrs(sym)
         no_grad = set(options.get('no_grad', ()))
         grad_req = {'in%d' % j: 'write' if grad and j not in no_grad else 'null' for j in range(len(xs))}
-        exe = sym.simple_bind(mx.cpu(), grad_req=grad_req,
+        exe = sym.simple_bind(mx.cpu(), grad_req=grad_req or 'null',   # no inputs: an empty dict is refused
                               **{'in%d' % j: x.shape for j, x in enumerate(xs)})
         for j, x in enumerate(xs):
             exe.arg_dict['in%d' % j][:] = x
