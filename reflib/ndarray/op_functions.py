@@ -9,14 +9,24 @@ from ..base import BindError
 from .. import operator as _ops
 from ..operator.registry import OpEnv
 from .ndarray import NDArray
+from ..symbol.positional import split_positional, merge_keywords
+from ..symbol.attribute import HIDDEN_KEYS
 
 __all__ = ['invoke', 'make_function']
 
 
 def invoke(op_name, *args, **kwargs):
     op = _ops.get(op_name)
+    if any(not isinstance(a, NDArray) for a in args):
+        # parameters (or None for a skipped input) by position, as MXNet's generated functions
+        # take them: inputs, then parameters in declaration order, then out, name
+        args, by_name, params = split_positional(op, args, lambda v: isinstance(v, NDArray),
+                                                 ('out', 'name'), 'mx.nd.%s' % op_name)
+        kwargs = merge_keywords(dict(kwargs), by_name, params, what='mx.nd.%s' % op_name)
     out = kwargs.pop('out', None)
     kwargs.pop('name', None)
+    for key in [k for k in kwargs if k in HIDDEN_KEYS or (k.startswith('__') and k.endswith('__'))]:
+        del kwargs[key]           # graph attributes (lr_mult, ctx_group, __x__): nothing to do here
     arrays = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
     raw = {k: (v if isinstance(v, str) else _param_string(v))
            for k, v in kwargs.items() if k not in arrays and v is not None}

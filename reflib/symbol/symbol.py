@@ -23,6 +23,7 @@ from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTY
 from .. import operator as _ops
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
 from .naming import NameManager
+from .positional import split_positional, merge_keywords
 
 __all__ = ['Symbol', 'Variable', 'var', 'Group', 'invoke']
 
@@ -552,15 +553,27 @@ def invoke(op_name, *args, **kwargs):
     Positional symbols fill the operator's inputs in order, keyword symbols
     fill them by name, and every missing input becomes a new Variable named
     ``<node name>_<input name>`` (that is where ``fc1_weight`` comes from).
-    Non-symbol keywords are operator parameters.
+    Non-symbol keywords are operator parameters; so are positional values after
+    the inputs, in MXNet's order (``mx.sym.clip(x, 0, 6)``, see positional.py).
     """
     op = _ops.get(op_name)
+    if any(not isinstance(a, Symbol) for a in args):
+        # parameters (or None for a skipped input) by position, as MXNet's generated functions
+        # take them: inputs, then parameters in declaration order, then name, attr, out
+        args, by_name, params = split_positional(op, args, lambda v: isinstance(v, Symbol),
+                                                 ('name', 'attr', 'out'), 'mx.sym.%s' % op_name)
+        kwargs = merge_keywords(dict(kwargs), by_name, params, what='mx.sym.%s' % op_name)
+    kwargs.pop('out', None)          # accepted, as in MXNet, and meaningless for a symbol
     name = kwargs.pop('name', None)
     attr = kwargs.pop('attr', None)
     sym_kwargs, raw = {}, {}
     for key, value in kwargs.items():
         if isinstance(value, Symbol):
             sym_kwargs[key] = value
+        elif key in HIDDEN_KEYS:
+            # lr_mult=2 on any operator call is stored as __lr_mult__ (on the node and on the
+            # variables it creates), as MXNet stores it
+            raw[normalize_key(key)] = str(value)
         elif value is not None:
             raw[key] = _param_string(value)
     for i, value in enumerate(args):
@@ -572,7 +585,7 @@ def invoke(op_name, *args, **kwargs):
 
     scope_attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
     attrs = dict(raw)
-    attrs.update(scope_attrs)
+    attrs.update(scope_attrs)     # an AttrScope's or attr='s lr_mult wins over the keyword, as in MXNet
     _check_param_names(op, name or op_name, attrs)
     # MXNet's hint is the name the op was *called* by, lower-cased: mx.sym.elemwise_add -> elemwise_add0,
     # a + b (which calls _Plus) -> _plus0, 2 ** a (which calls _rpower_scalar) -> _rpower_scalar0

@@ -1,0 +1,129 @@
+"""Positional arguments of ``mx.sym.<op>(...)`` and ``mx.nd.<op>(...)``, placed as MXNet places them.
+
+MXNet generates one Python function per operator whose signature is the operator's
+inputs, then its parameters in declaration order, then ``name, attr, out`` (symbols) or
+``out, name`` (arrays): ``clip(data, a_min, a_max, ...)``, ``FullyConnected(data, weight,
+bias, num_hidden, no_bias, flatten, ...)``.  So ``mx.sym.clip(x, 0, 6)`` clips to [0, 6],
+``mx.sym.Dropout(x, 0.5)`` drops half, and ``mx.sym.Convolution(x, w, None, (3, 3), ...)``
+leaves the bias to be created (None skips an optional input or parameter).
+
+The signature always lists every input the operator may take, whatever its parameters
+(FullyConnected's ``bias`` even with ``no_bias``, LeakyReLU's ``gamma`` for any act_type).
+reflib's operators compute their inputs from the parameters instead, so the full list
+is found here by asking each operator for its inputs under every value of each of its
+flags and choices, and merging the answers in order.  Variadic operators (Concat) take
+inputs only.
+"""
+
+from ..operator.registry import Params
+
+__all__ = ['declared_inputs', 'split_positional', 'merge_keywords']
+
+_DECLARED = {}     # id(operator) -> its inputs, as MXNet's signature lists them
+
+
+def _inputs_under(op, overrides):
+    """The operator's inputs and auxiliary states with default parameters changed by
+    ``overrides`` (a required parameter is None); None when the operator cannot say."""
+    values = {k: (None if spec.required else spec.default) for k, spec in op.params.items()}
+    values.update(overrides)
+    p = Params(values)
+    try:
+        return list(op.inputs(p)) + list(op.aux(p))
+    except Exception:   # noqa: BLE001 -- an operator that needs a required parameter to answer
+        return None
+
+
+def _merge(into, names):
+    """Add the names ``into`` lacks, each right after the name it follows in ``names``."""
+    last = -1
+    for name in names:
+        if name in into:
+            last = into.index(name)
+        else:
+            last += 1
+            into.insert(last, name)
+
+
+def declared_inputs(op):
+    """Every input (auxiliary states included) an operator may take, in MXNet's order.
+
+    Flag by flag, the value that gives the most inputs is kept (RNN: ``mode='lstm'`` adds
+    ``state_cell``, then ``use_sequence_length=True`` adds ``sequence_length``), so that the
+    final list is one the operator itself gives, in its own order; an input that only some
+    other combination brings is merged in after the one it follows.
+    """
+    found = _DECLARED.get(id(op))
+    if found is not None:
+        return found
+    chosen, best, others = {}, _inputs_under(op, {}) or [], []
+    for key, spec in op.params.items():
+        base = spec.kind[:-len('_or_none')] if spec.kind.endswith('_or_none') else spec.kind
+        if base == 'bool':
+            variants = [True, False]
+        elif base == 'enum':
+            variants = list(spec.choices)
+        else:
+            continue
+        for value in variants:
+            names = _inputs_under(op, dict(chosen, **{key: value}))
+            if names is None:
+                continue
+            if len(names) > len(best):
+                best, chosen = names, dict(chosen, **{key: value})
+            others.append(names)
+    found = list(best)
+    for names in others:
+        _merge(found, names)
+    _DECLARED[id(op)] = found
+    return found
+
+
+def split_positional(op, args, is_input, extra_names, what):
+    """``(input list, inputs by name, parameters by name)`` from the positional ``args`` of a call to operator ``op``.
+
+    The first ones go to the operator's inputs (``is_input(value)`` or None), the rest to
+    its parameters in declaration order, then to ``extra_names`` (``name``, ``attr``,
+    ``out``).  Inputs come back as a list for a variadic operator (Concat), else by name
+    (a None skipped), so that an input the parameters leave out (FullyConnected's bias
+    under ``no_bias``) can still be passed as None in its place.
+    """
+    if op.key_var_num_args:        # Concat(*data): every positional value is an input
+        for i, value in enumerate(args):
+            if not is_input(value):
+                raise TypeError('%s: positional arguments of a variadic operator must be its inputs '
+                                '(%s), got %r at position %d' % (what, 'arrays or symbols', value, i))
+        return list(args), {}, {}
+    slots = declared_inputs(op)
+    inputs = {}
+    for i, (slot, value) in enumerate(zip(slots, args)):
+        if value is None:
+            continue
+        if not is_input(value):
+            raise TypeError('%s: positional argument %d goes to input %r, which must be an array or a '
+                            'symbol, got %r; parameters come after all the inputs %s, or by keyword'
+                            % (what, i, slot, value, slots))
+        inputs[slot] = value
+    rest = args[len(slots):]
+    names = list(op.params) + list(extra_names)
+    if len(rest) > len(names):
+        raise TypeError('%s takes at most %d positional arguments (inputs %s, then %s), got %d'
+                        % (what, len(slots) + len(names), slots, names, len(args)))
+    params = {}
+    for name, value in zip(names, rest):
+        if value is not None:
+            if is_input(value) and name in op.params:
+                raise TypeError('%s: positional argument %r goes to parameter %r; inputs come first %s'
+                                % (what, value, name, slots))
+            params[name] = value
+    return [], inputs, params
+
+
+def merge_keywords(kwargs, *positional, what=''):
+    """The call's keywords with the ones from positions added; a name given both ways raises."""
+    for given in positional:
+        for key, value in given.items():
+            if key in kwargs:
+                raise TypeError('%s got multiple values for argument %r' % (what, key))
+            kwargs[key] = value
+    return kwargs
