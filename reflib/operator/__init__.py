@@ -16,6 +16,8 @@ creation   arrays from nothing: _zeros, _ones, _full (mx.sym.zeros, an RNN's beg
 sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
 indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd
 slicing    contiguous ranges: slice (crop), slice_axis, slice_like, Crop
+layout     the same elements laid out anew: tile, repeat, stack, squeeze, reshape_like, diag,
+           depth_to_space, space_to_depth
 ordering   by value: sort, argsort, topk, argmax, argmin, argmax_channel, _histogram
 linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
 common     helpers the families share (no operators)
