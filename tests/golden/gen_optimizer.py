@@ -48,9 +48,12 @@ for k, gs in enumerate(GRADS):
 OPT_CASES = []
 
 
-def opt_case(name, opt, kwargs, mode='updater', dtype='float32', idx2name=True, sched=None):
+def opt_case(name, opt, kwargs, mode='updater', dtype='float32', idx2name=True, sched=None,
+             params=(0, 1), no_noise=False):
+    """``params``: the parameters updated (GroupAdaGrad takes 2-D weights only); ``no_noise``:
+    SGLD's Gaussian noise replaced by zeros, so its deterministic part is recorded."""
     OPT_CASES.append(dict(name=name, opt=opt, kwargs=kwargs, mode=mode, dtype=dtype,
-                          idx2name=idx2name, sched=sched))
+                          idx2name=idx2name, sched=sched, params=list(params), no_noise=no_noise))
 
 
 # --- SGD
@@ -125,6 +128,102 @@ opt_case('rmsprop_clip_weights', 'rmsprop', dict(learning_rate=0.2, clip_weights
 opt_case('adadelta_default', 'adadelta', dict())
 opt_case('adadelta_wd_clip_rescale', 'AdaDelta',
          dict(rho=0.8, epsilon=1e-3, wd=0.05, clip_gradient=1.0, rescale_grad=0.5))
+# --- ccSGD, Test
+opt_case('ccsgd_mom', 'ccsgd', dict(learning_rate=0.1, momentum=0.9, wd=0.01))
+opt_case('test_rescale', 'test', dict(rescale_grad=0.5))
+# --- Signum / signSGD
+opt_case('signum_default', 'signum', dict())
+opt_case('signum_wd_wdlh_clip_rescale', 'Signum',
+         dict(learning_rate=0.02, momentum=0.8, wd=0.05, wd_lh=0.02, clip_gradient=1.0, rescale_grad=0.5))
+opt_case('signsgd_wd_rescale', 'signum', dict(learning_rate=0.02, momentum=0.0, wd=0.05, rescale_grad=0.5,
+                                              clip_gradient=0.1))
+opt_case('signum_sched', 'signum', dict(momentum=0.9),
+         sched=['FactorScheduler', dict(step=2, factor=0.5, base_lr=0.05)])
+opt_case('signum_fp16_mp', 'signum', dict(learning_rate=0.01, wd=0.01, multi_precision=True), dtype='float16')
+# --- FTML
+opt_case('ftml_default', 'ftml', dict())
+opt_case('ftml_wd_clip_rescale', 'FTML', dict(learning_rate=0.05, beta1=0.7, beta2=0.99, epsilon=1e-6, wd=0.05,
+                                              clip_gradient=1.0, rescale_grad=0.5))
+opt_case('ftml_sched', 'ftml', dict(), sched=['MultiFactorScheduler', dict(step=[2, 4], factor=0.5, base_lr=0.02)])
+opt_case('ftml_fp64', 'ftml', dict(learning_rate=0.02, wd=0.01), dtype='float64')
+opt_case('ftml_fp16_mp', 'ftml', dict(learning_rate=0.02, multi_precision=True), dtype='float16')
+# --- Ftrl
+opt_case('ftrl_default', 'ftrl', dict())
+opt_case('ftrl_all', 'Ftrl', dict(lamda1=0.05, learning_rate=0.2, beta=0.5, wd=0.05, clip_gradient=1.0,
+                                  rescale_grad=0.5))
+opt_case('ftrl_sched', 'ftrl', dict(lamda1=0.001), sched=['FactorScheduler', dict(step=2, factor=0.5, base_lr=0.3)])
+# --- Adamax
+opt_case('adamax_default', 'adamax', dict())
+opt_case('adamax_wd_clip_rescale', 'Adamax', dict(learning_rate=0.01, beta1=0.8, beta2=0.95, wd=0.05,
+                                                  clip_gradient=1.0, rescale_grad=0.5))
+opt_case('adamax_fp16_mp', 'adamax', dict(learning_rate=0.01, multi_precision=True), dtype='float16')
+opt_case('adamax_sched', 'adamax', dict(), sched=['FactorScheduler', dict(step=2, factor=0.5, base_lr=0.01)])
+# --- Nadam (its momentum schedule is one product over all weights' updates)
+opt_case('nadam_default', 'nadam', dict())
+opt_case('nadam_wd_clip_rescale', 'Nadam', dict(learning_rate=0.01, beta1=0.8, beta2=0.95, epsilon=1e-4,
+                                                schedule_decay=0.01, wd=0.05, clip_gradient=1.0,
+                                                rescale_grad=0.5))
+opt_case('nadam_list_call', 'nadam', dict(learning_rate=0.01), mode='updater_list')
+opt_case('nadam_fp16_mp', 'nadam', dict(learning_rate=0.01, multi_precision=True), dtype='float16')
+# --- SGLD (noise replaced by zeros)
+opt_case('sgld_nonoise', 'sgld', dict(learning_rate=0.1), no_noise=True)
+opt_case('sgld_nonoise_wd_clip_rescale', 'SGLD', dict(learning_rate=0.1, wd=0.05, clip_gradient=1.0,
+                                                      rescale_grad=0.5), no_noise=True)
+opt_case('sgld_nonoise_clip_zero', 'sgld', dict(learning_rate=0.1, wd=0.05, clip_gradient=0), no_noise=True)
+# --- DCASGD (without momentum: MXNet 1.9.1 fails with it)
+opt_case('dcasgd_default', 'dcasgd', dict(learning_rate=0.1))
+opt_case('dcasgd_all', 'DCASGD', dict(learning_rate=0.1, lamda=0.5, wd=0.05, clip_gradient=1.0,
+                                      rescale_grad=0.5))
+opt_case('dcasgd_clip_zero', 'dcasgd', dict(learning_rate=0.1, wd=0.05, clip_gradient=0))
+# --- LARS (through the Updater MXNet always takes its multi-tensor path)
+opt_case('lars_default', 'lars', dict(learning_rate=0.1))
+opt_case('lars_mom_wd', 'LARS', dict(learning_rate=0.1, momentum=0.9, eta=0.01, eps=1e-3, wd=0.01))
+opt_case('lars_mom_sched_correction', 'lars', dict(momentum=0.9, eta=0.02, wd=0.01),
+         sched=['FactorScheduler', dict(step=1, factor=0.5, base_lr=0.5)])
+opt_case('lars_mom_sched_no_correction', 'lars', dict(momentum=0.9, eta=0.02, momentum_correction=False),
+         sched=['FactorScheduler', dict(step=1, factor=0.5, base_lr=0.5)])
+opt_case('lars_noidx2name_clip_rescale', 'lars', dict(learning_rate=0.1, momentum=0.9, eta=0.05, wd=0.05,
+                                                      clip_gradient=0.3, rescale_grad=0.5), idx2name=False)
+opt_case('lars_list_call', 'lars', dict(learning_rate=0.1, momentum=0.8, eta=0.02, wd=0.01),
+         mode='updater_list', sched=['FactorScheduler', dict(step=2, factor=0.5, base_lr=0.1)])
+opt_case('lars_fp16_mp', 'lars', dict(learning_rate=0.1, momentum=0.9, eta=0.02, multi_precision=True),
+         dtype='float16')
+opt_case('lars_fp16_mp_nomom', 'lars', dict(learning_rate=0.1, eta=0.02, multi_precision=True),
+         dtype='float16')
+# --- LBSGD
+opt_case('lbsgd_default', 'lbsgd', dict(learning_rate=0.1))
+opt_case('lbsgd_scale2_linear', 'LBSGD', dict(learning_rate=0.1, momentum=0.9, batch_scale=2, warmup_epochs=1,
+                                              updates_per_epoch=4, wd=0.01))
+opt_case('lbsgd_scale3_power2_rescale_clip', 'lbsgd',
+         dict(learning_rate=0.1, momentum=0.5, batch_scale=3, warmup_epochs=2, updates_per_epoch=2,
+              warmup_strategy='power2', rescale_grad=0.5, clip_gradient=0.4))
+opt_case('lbsgd_scale2_sqrt_begin_epoch', 'lbsgd', dict(learning_rate=0.1, batch_scale=2, warmup_epochs=2,
+                                                        updates_per_epoch=3, warmup_strategy='sqrt',
+                                                        begin_epoch=1))
+opt_case('lbsgd_lars', 'lbsgd', dict(learning_rate=0.1, momentum=0.9, warmup_strategy='lars', wd=0.01))
+opt_case('lbsgd_sched_read_before_count', 'lbsgd', dict(momentum=0.9),
+         sched=['FactorScheduler', dict(step=1, factor=0.5, base_lr=0.2)])
+opt_case('lbsgd_fp16_mp', 'lbsgd', dict(learning_rate=0.1, momentum=0.9, multi_precision=True), dtype='float16')
+# --- LAMB (Updater: multi-tensor kernel; direct: the two-phase kernels)
+opt_case('lamb_default', 'lamb', dict())
+opt_case('lamb_all', 'LAMB', dict(learning_rate=0.01, beta1=0.8, beta2=0.99, epsilon=1e-4, wd=0.05,
+                                  clip_gradient=1.0, rescale_grad=0.5, lower_bound=0.5, upper_bound=2.0))
+opt_case('lamb_upper_only_no_bias_correction', 'lamb', dict(learning_rate=0.01, upper_bound=1.0,
+                                                            bias_correction=False))
+opt_case('lamb_list_sched', 'lamb', dict(wd=0.01), mode='updater_list',
+         sched=['FactorScheduler', dict(step=2, factor=0.5, base_lr=0.01)])
+opt_case('lamb_direct', 'lamb', dict(learning_rate=0.01, wd=0.01), mode='direct')
+opt_case('lamb_direct_all', 'lamb', dict(learning_rate=0.01, beta1=0.8, beta2=0.99, epsilon=1e-4, wd=0.05,
+                                         clip_gradient=1.0, rescale_grad=0.5, lower_bound=0.5,
+                                         upper_bound=2.0, bias_correction=False), mode='direct')
+opt_case('lamb_fp16_mp', 'lamb', dict(learning_rate=0.01, multi_precision=True), dtype='float16')
+opt_case('lamb_fp16_mp_direct_master_never_written', 'lamb', dict(learning_rate=0.01, multi_precision=True),
+         dtype='float16', mode='direct')
+opt_case('lamb_fp64', 'lamb', dict(learning_rate=0.01, wd=0.01), dtype='float64')
+# --- GroupAdaGrad (2-D weights only)
+opt_case('groupadagrad_default', 'groupadagrad', dict(learning_rate=0.1), params=[0])
+opt_case('groupadagrad_clip_rescale', 'GroupAdaGrad', dict(learning_rate=0.1, eps=1e-3, clip_gradient=0.5,
+                                                           rescale_grad=0.5), params=[0])
 
 
 def state_layout(state):
@@ -158,8 +257,23 @@ def arrays(values, dtype):
     return [mx.nd.array(v, dtype=dtype) for v in values]
 
 
+def zero_noise(loc, scale, shape=None, dtype=None, ctx=None, **kwargs):
+    return mx.nd.zeros(shape, ctx=ctx, dtype=dtype)
+
+
 def run_case(c):
+    real_normal = mx.optimizer.optimizer.normal
+    if c['no_noise']:
+        mx.optimizer.optimizer.normal = zero_noise
+    try:
+        record_case(c)
+    finally:
+        mx.optimizer.optimizer.normal = real_normal
+
+
+def record_case(c):
     name, dtype = c['name'], c['dtype']
+    ps = c['params']
     opt = make_opt(c)
     updater = mx.optimizer.get_updater(opt)
     weights = arrays(INIT, dtype)
@@ -169,20 +283,20 @@ def run_case(c):
     for k in range(STEPS):
         grads = arrays(GRADS[k], dtype)
         if c['mode'] == 'updater':
-            for p in range(len(PARAMS)):
+            for p in ps:
                 updater(p, grads[p], weights[p])
             states = updater.states
         elif c['mode'] == 'updater_list':
-            updater(list(range(len(PARAMS))), grads, weights)
+            updater(list(ps), [grads[p] for p in ps], [weights[p] for p in ps])
             states = updater.states
         else:
-            for p in range(len(PARAMS)):
+            for p in ps:
                 if p not in states:
                     states[p] = opt.create_state_multi_precision(p, weights[p])
                 opt.update_multi_precision(p, weights[p], grads[p], states[p])
         lrs.append(opt.learning_rate)
         layout = []
-        for p in range(len(PARAMS)):
+        for p in ps:
             hist.setdefault('w%d' % p, []).append(weights[p].asnumpy())
             hist.setdefault('g%d' % p, []).append(grads[p].asnumpy())
             tag, arrs = state_layout(states[p])
@@ -205,6 +319,16 @@ RESTORE_CASES = [
     ('restore_rmsprop_centered_dump', 'rmsprop',
      dict(learning_rate=0.01, centered=True,
           lr_scheduler=['FactorScheduler', dict(step=3, factor=0.5, base_lr=0.01)]), True),
+    ('restore_lamb', 'lamb', dict(learning_rate=0.01, wd=0.01), False),
+    ('restore_ftml_dump', 'ftml', dict(learning_rate=0.01), True),
+    ('restore_nadam_dump', 'nadam', dict(learning_rate=0.01), True),   # m_schedule travels along
+    ('restore_dcasgd', 'dcasgd', dict(learning_rate=0.1, lamda=0.5), False),
+    ('restore_lars_dump', 'lars', dict(momentum=0.9, eta=0.02,
+                                       lr_scheduler=['FactorScheduler', dict(step=1, factor=0.5,
+                                                                             base_lr=0.5)]), True),
+    ('restore_signum', 'signum', dict(learning_rate=0.01), False),
+    ('restore_ftrl_dump', 'ftrl', dict(), True),
+    ('restore_adamax', 'adamax', dict(), False),
 ]
 
 
@@ -320,6 +444,7 @@ def main():
     for args in SCHED_CASES:
         run_scheduler(*args)
     rec['index/opt_cases'] = np.array(json.dumps([c['name'] for c in OPT_CASES]))
+    rec['index/registry'] = np.array(json.dumps(sorted(mx.optimizer.Optimizer.opt_registry)))
     rec['index/restore_cases'] = np.array(json.dumps([r[0] for r in RESTORE_CASES]))
     rec['index/sched_cases'] = np.array(json.dumps(['sched_' + s[0] for s in SCHED_CASES]))
     np.savez_compressed(OUT, **rec)

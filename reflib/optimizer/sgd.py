@@ -1,0 +1,350 @@
+"""Plain gradient steps: SGD (and its old name ccSGD), NAG, Signum, SGLD, DCASGD, Test.
+
+Each class writes out its update formula as MXNet 1.9.1 computes it (checked against it
+step by step in tests/golden/gen_optimizer.py).  ``g`` is the rescaled, clipped gradient
+``clip(rescale_grad * grad, clip_gradient)`` unless a formula says otherwise; ``lr`` and
+``wd`` are the weight's own (global value times its lr_mult / wd_mult).
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import random as _random
+from ..ndarray import zeros
+from .optimizer import (Optimizer, OptimizerError, register, _check_dense, _clip, _clip_enabled,
+                        _compute_type, _hyper, _is_fp16, _lr_times_grad, _param, _raw, _store)
+
+__all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'Test', 'sgd_step']
+
+
+# ---------------------------------------------------------------- SGD
+class _MomentumState:
+    """State of SGD, NAG and LARS: a momentum array (none when momentum is 0), plus a float32
+    master copy of a float16 weight under multi_precision."""
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        return zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and _is_fp16(weight):
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if _is_fp16(weight):
+            warnings.warn('%s on float16 weights without multi_precision=True accumulates in '
+                          'float16 and can lose precision' % type(self).__name__, UserWarning, stacklevel=2)
+        return self.create_state(index, weight)
+
+
+def sgd_step(weight, grad, mom, master, lr, wd, momentum, rescale_grad, clip_gradient):
+    """One SGD update of one weight, as MXNet's sgd(_mom)_update and mp_sgd(_mom)_update kernels.
+
+    ``mom`` may be None (no momentum), ``master`` is the float32 copy of a float16
+    weight or None.  The update runs in place, in the momentum's and the weight's own
+    buffers (``out=``), with the operations in MXNet's order, so the result is the same
+    to the bit as computing each step into a new array.
+    """
+    target = master if master is not None else weight
+    ct = _compute_type(target.dtype)
+    xp = weight.xp
+    w = _raw(target, ct)                # target's own buffer: ct is its dtype
+    lr, wd = _param(lr, ct), _param(wd, ct)
+    # (lr * wd) * w is computed even for wd = 0, as MXNet's kernel does.  Subtracting it
+    # is not always a no-op then: for an infinite or NaN weight 0 * w is NaN, and MXNet's
+    # momentum and weight turn NaN; and -0.0 - -0.0 gives +0.0.
+    decay = lr * wd * w
+    use_mom = mom is not None and momentum > 0
+    if use_mom:
+        m = _raw(mom, ct)               # mom's own buffer when it has the weight's dtype, as created
+        xp.multiply(m, _param(momentum, ct), out=m)
+        xp.subtract(m, decay, out=m)
+    else:
+        m = xp.subtract(ct(0), decay)
+    xp.subtract(m, _lr_times_grad(xp, grad, lr, rescale_grad, clip_gradient, ct), out=m)
+    if use_mom and m is not mom._data:
+        _store(mom, m)
+        m = _raw(mom, ct)               # the stored (rounded) momentum is added
+    xp.add(w, m, out=w)                 # w + m, into the target's own buffer
+    if master is not None:
+        _store(weight, w)               # the float16 weight gets the master's rounded value
+
+
+@register
+class SGD(_MomentumState, Optimizer):
+    """Stochastic gradient descent, with optional momentum.
+
+    With ``g = clip(rescale_grad * grad, clip_gradient)`` and per-weight ``lr``,
+    ``wd``, MXNet 1.9.1 computes (in the weight's precision, float32 for float16)::
+
+        mom    = momentum * mom - lr * wd * weight - lr * g      # mom stays 0 without momentum
+        weight = weight + mom
+
+    The momentum state exists only when ``momentum != 0``.  ``lazy_update``
+    concerns sparse gradients, which reflib does not have; it is accepted and
+    ignored.  With ``multi_precision`` on float16 weights the state is the pair
+    ``(mom or None, float32 master weight)``: the update runs on the master and
+    the float16 weight receives its rounded value.
+    """
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = _hyper('SGD', 'momentum', momentum)
+        self.lazy_update = lazy_update
+        # MXNet's default MXNET_OPTIMIZER_AGGREGATION_SIZE: the Updater passes up to 4
+        # weights per call; the numbers do not depend on it
+        self.aggregate_num = 4
+
+    def _update_impl(self, index, weight, grad, state, multi_precision):
+        if isinstance(index, (list, tuple)):
+            indices, weights, grads, states = list(index), list(weight), list(grad), list(state)
+        else:
+            indices, weights, grads, states = [index], [weight], [grad], [state]
+        for w, g in zip(weights, grads):
+            _check_dense(w, g, 'SGD')
+        # all indices are counted before any learning rate is read, as MXNet does
+        self._update_count(indices)
+        lrs = self._get_lrs(indices)
+        wds = self._get_wds(indices)
+        for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
+            if multi_precision:
+                mom, master = s
+            else:
+                mom, master = s, None
+            sgd_step(w, g, mom, master, lr, wd, self.momentum, self.rescale_grad,
+                     self.clip_gradient)
+
+    def update(self, index, weight, grad, state):
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        first = weight[0] if isinstance(index, (list, tuple)) else weight
+        self._update_impl(index, weight, grad, state,
+                          multi_precision=self.multi_precision and _is_fp16(first))
+
+
+# ---------------------------------------------------------------- NAG
+@register
+class NAG(_MomentumState, Optimizer):
+    """Nesterov accelerated gradient.
+
+    With ``g = clip(rescale_grad * grad, clip_gradient)`` MXNet 1.9.1 keeps the
+    momentum with the learning rate folded in::
+
+        weight_new = weight - momentum * mom + (1 + momentum) * (momentum * mom - lr * (g + wd * weight))
+        mom        = momentum * mom - lr * (g + wd * weight_new)
+
+    Without weight decay that is the textbook ``s = momentum*s + g;
+    weight -= lr*(g + momentum*s)`` with ``mom = -lr * s``.  With weight decay,
+    note ``weight_new`` in the momentum: MXNet's kernel overwrites the weight
+    before it computes the momentum, and reflib reproduces the numbers.  Without momentum it is plain SGD written as
+    ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)``.
+    ``multi_precision`` works as for SGD (state ``(mom or None, master)``).
+    """
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = _hyper('NAG', 'momentum', momentum)
+
+    def _update_impl(self, index, weight, grad, state, multi_precision):
+        _check_dense(weight, grad, 'NAG')
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        mom, master = state if multi_precision else (state, None)
+        target = master if master is not None else weight
+        ct = _compute_type(target.dtype)
+        xp = weight.xp
+        w = _raw(target, ct)
+        lr, wd = _param(lr, ct), _param(wd, ct)
+        if mom is not None and self.momentum > 0:
+            g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
+            if _clip_enabled(self.clip_gradient):
+                g = _clip(xp, g, _param(self.clip_gradient, ct))
+            mu = _param(self.momentum, ct)
+            old = mu * _raw(mom, ct)
+            new_w = w - old + (mu + ct(1)) * (old - lr * (g + wd * w))
+            # MXNet's kernel writes the new weight first and then reads "the weight"
+            # again for the momentum's decay term, so that term uses the NEW weight
+            new_mom = old - lr * (g + wd * new_w.astype(ct, copy=False))
+            _store(mom, new_mom)
+        else:
+            new_w = (ct(1) - lr * wd) * w - _lr_times_grad(
+                xp, grad, lr, self.rescale_grad, self.clip_gradient, ct)
+        if master is not None:
+            _store(master, new_w)
+        _store(weight, new_w)
+
+    def update(self, index, weight, grad, state):
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        use_mp = self.multi_precision and _is_fp16(weight) and isinstance(state, (tuple, list))
+        self._update_impl(index, weight, grad, state, multi_precision=use_mp)
+
+
+@register
+class ccSGD(SGD):   # noqa: N801 - MXNet's name, kept for old scripts
+    """SGD under its old name (MXNet keeps it, deprecated, for backward compatibility)."""
+
+
+# ---------------------------------------------------------------- Signum
+@register
+class Signum(Optimizer):
+    """signSGD and Signum (Bernstein et al. 2018): steps of size ``lr`` along a sign.
+
+    With momentum (state ``mom``, the default 0.9)::
+
+        mom    = momentum * mom - (1 - momentum) * (wd * weight + g)
+        weight = (1 - lr * wd_lh) * weight + lr * sign(mom)
+
+    Without momentum (``momentum=0``: no state) it is signSGD, and MXNet's kernel then
+    ignores rescale_grad and clip_gradient (neither changes a sign)::
+
+        weight = (1 - lr * wd) * weight - lr * sign(grad)
+
+    ``wd_lh`` is decoupled weight decay (Loshchilov & Hutter).  MXNet 1.9.1 accepts it only
+    with momentum: signSGD's kernel has no such argument and refuses it, and so does reflib.
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = _hyper('Signum', 'momentum', momentum)
+        self.wd_lh = _hyper('Signum', 'wd_lh', wd_lh)
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        return zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def update(self, index, weight, grad, state):
+        _check_dense(weight, grad, 'Signum')
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        ct = _compute_type(weight.dtype)
+        xp = weight.xp
+        w = _raw(weight, ct)
+        lr, wd = _param(lr, ct), _param(wd, ct)
+        if state is None:
+            if self.wd_lh:
+                raise OptimizerError('Signum: wd_lh=%g needs momentum; without it Signum is signSGD, '
+                                     'which has no decoupled weight decay (MXNet 1.9.1 refuses it '
+                                     'too)' % self.wd_lh)
+            new_w = (ct(1) - lr * wd) * w - lr * _sign(grad._data.astype(ct, copy=False), ct)
+        else:
+            # MXNet passes momentum to the kernel only when it is positive (else 0)
+            mu = _param(self.momentum if self.momentum > 0 else 0.0, ct)
+            g = _param(self.rescale_grad, ct) * grad._data.astype(ct, copy=False)
+            if _clip_enabled(self.clip_gradient):
+                g = _clip(xp, g, _param(self.clip_gradient, ct))
+            one = ct(1)
+            mom = mu * _raw(state, ct) - (one - mu) * wd * w - (one - mu) * g
+            _store(state, mom)
+            new_w = (one - lr * _param(self.wd_lh, ct)) * w + lr * _sign(_raw(state, ct), ct)
+        _store(weight, new_w)
+
+
+def _sign(x, ct):
+    """+1, -1 or 0 as MXNet's kernels write it, ``(x > 0) - (x < 0)``: 0 for NaN too."""
+    return (x > 0).astype(ct) - (x < 0).astype(ct)
+
+
+# ---------------------------------------------------------------- SGLD
+@register
+class SGLD(Optimizer):
+    """Stochastic gradient Langevin dynamics: half a gradient step plus Gaussian noise.
+
+    ::
+
+        g       = clip(rescale_grad * grad, clip_gradient)   # clips unless clip_gradient is None
+        weight += -lr / 2 * (g + wd * weight)
+        weight += normal(0, sqrt(lr), weight.shape)
+
+    MXNet draws the noise from ``mx.random.normal``; reflib from ``reflib.random.normal``
+    on the weight's device (seed it with ``mx.random.seed``).  The generators differ, so
+    the noise does not repeat MXNet's numbers, only its distribution.  No state.
+    """
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        _check_dense(weight, grad, 'SGLD')
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        ct = _compute_type(weight.dtype)
+        g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
+        if self.clip_gradient is not None:        # a Python-side clip in MXNet: 0 clips too
+            g = _clip(weight.xp, g, _param(self.clip_gradient, ct))
+        w = _raw(weight, ct)
+        _store(weight, w + _param(-lr / 2, ct) * (g + _param(wd, ct) * w))
+        noise = _random.normal(0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype,
+                               ctx=weight.context)
+        _store(weight, _raw(weight, ct) + noise._data.astype(ct, copy=False))
+
+
+# ---------------------------------------------------------------- DCASGD
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD (Zheng et al. 2016).
+
+    The state is ``(mom or None, previous weight)``; the previous weight starts as a copy
+    of the weight.  With ``g = clip(rescale_grad * grad, clip_gradient)`` (clipping
+    unless clip_gradient is None)::
+
+        step        = -lr * (g + wd * weight + lamda * g * g * (weight - previous))
+        mom         = momentum * mom + step       # with momentum; else mom = step
+        previous    = weight
+        weight     += mom
+
+    MXNet 1.9.1 fails on the momentum branch (it tests an NDArray's truth value:
+    ValueError for more than one element, AssertionError for one); reflib computes the
+    formula above, the one MXNet's code spells out.  Without momentum the numbers are
+    MXNet's.
+    """
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = _hyper('DCASGD', 'momentum', momentum)
+        self.weight_previous = {}     # unused, as in MXNet (the state holds the previous weight)
+        self.lamda = _hyper('DCASGD', 'lamda', lamda)
+
+    def create_state(self, index, weight):
+        mom = None if self.momentum == 0.0 else zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return (mom, weight.copy())
+
+    def update(self, index, weight, grad, state):
+        _check_dense(weight, grad, 'DCASGD')
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        ct = _compute_type(weight.dtype)
+        g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
+        if self.clip_gradient is not None:
+            g = _clip(weight.xp, g, _param(self.clip_gradient, ct))
+        mom, previous = state
+        w = _raw(weight, ct)
+        lamda_g = _param(self.lamda, ct) * g
+        step = _param(-lr, ct) * ((g + _param(wd, ct) * w) + lamda_g * g * (w - _raw(previous, ct)))
+        if mom is not None:
+            _store(mom, _raw(mom, ct) * _param(self.momentum, ct) + step)
+            step = _raw(mom, ct)
+        _store(previous, w)
+        _store(weight, w + step)
+
+
+# ---------------------------------------------------------------- Test
+@register
+class Test(Optimizer):
+    """MXNet's optimizer for its own tests: ``weight += rescale_grad * grad`` (an ascent
+    step, no learning rate), and the state, a float32 array, receives a copy of the new
+    weight.  It counts no updates."""
+
+    def create_state(self, index, weight):
+        return zeros(weight.shape, weight.context)
+
+    def update(self, index, weight, grad, state):
+        _check_dense(weight, grad, 'Test')
+        ct = _compute_type(weight.dtype)
+        _store(weight, _raw(weight, ct) + grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct))
+        _store(state, weight._data)

@@ -1,0 +1,314 @@
+"""The updater a KVStore or Module applies per weight, and the ``.states`` files it saves.
+
+``Updater`` creates each weight's state the first time it sees the weight's index and
+hands weights to the optimizer (in groups of ``aggregate_num`` for the optimizers that
+update several at once).  ``dumps_states``/``loads_states`` write and read the pickled
+``{index: state}`` (optionally with the optimizer) byte for byte as MXNet 1.9.1 does, so
+each side resumes from the other's checkpoints.
+"""
+
+import io
+import pickle
+
+import numpy as np
+
+from ..context import cpu
+from ..ndarray import NDArray
+from .optimizer import Optimizer, OptimizerError
+
+
+# ---------------------------------------------------------------- the updater
+class Updater:
+    """``updater(index, grad, weight)``: the callable a KVStore or Module applies per weight.
+
+    It creates each weight's optimizer state the first time it sees the index,
+    and accepts lists of indices/gradients/weights (as Module passes them).
+    ``get_states``/``set_states`` save and restore the states (and optionally
+    the optimizer) as pickle bytes, the ``.states`` checkpoint files.
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    def __call__(self, index, grad, weight):
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)
+        for i, idx in enumerate(indices):
+            if isinstance(idx, bytes):
+                idx = indices[i] = idx.decode('utf-8')
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
+                self.states_synced[idx] = True
+            elif not self.states_synced[idx]:
+                self._check_loaded_state(idx, weights[i])
+                self.states[idx] = self.sync_state_context(self.states[idx], weights[i].context)
+                self.states_synced[idx] = True
+        if not self.aggregate_updates:
+            for idx, g, w in zip(indices, grads, weights):
+                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+            return
+        # group by dtype, then hand over up to aggregate_num weights per call
+        by_dtype = {}
+        for idx, g, w in zip(indices, grads, weights):
+            by_dtype.setdefault(np.dtype(w.dtype), []).append((idx, g, w))
+        size = self.optimizer.aggregate_num
+        for group in by_dtype.values():
+            for start in range(0, len(group), size):
+                chunk = group[start:start + size]
+                self.optimizer.update_multi_precision(
+                    [c[0] for c in chunk], [c[2] for c in chunk], [c[1] for c in chunk],
+                    [self.states[c[0]] for c in chunk])
+
+    def _check_loaded_state(self, idx, weight):
+        """A loaded state must have the layout this optimizer creates for this weight."""
+        want = _layout(self.optimizer.create_state_multi_precision(idx, weight))
+        got = _layout(self.states[idx])
+        if want != got:
+            name = self.optimizer.idx2name.get(idx, idx)
+            raise OptimizerError('the optimizer state loaded for weight %r (index %r) does not fit %s on a '
+                                 'weight of shape %s: it is %s, %s expects %s. Were the states saved with '
+                                 'another optimizer or another network?'
+                                 % (name, idx, type(self.optimizer).__name__, weight.shape, _describe(got),
+                                    type(self.optimizer).__name__, _describe(want)))
+
+    def sync_state_context(self, state, context):
+        """``state`` (an NDArray, or nested tuples/lists of them) moved to ``context``."""
+        return map_state(lambda a: a.as_in_context(context) if isinstance(a, NDArray) else a, state)
+
+    def get_states(self, dump_optimizer=False):
+        """Pickle bytes of ``{index: state}``; with ``dump_optimizer``, of ``(states, optimizer)``.
+
+        The bytes are those MXNet 1.9.1 writes for the same states (see ``dumps_states``):
+        MXNet loads reflib's ``.states`` files and reflib loads MXNet's.
+        """
+        return dumps_states(self.states, self.optimizer if dump_optimizer else None)
+
+    def set_states(self, states):
+        """Restore what ``get_states`` returned (reflib's, or MXNet 1.9.1's ``.states`` bytes).
+
+        The arrays land on cpu(0) and move to each weight's context at its next update,
+        where each is also checked against the state the optimizer would create for that
+        weight: Adam's states given to SGD, or states of other shapes, are refused there,
+        naming the weight, rather than failing inside the update.
+        """
+        try:
+            loaded, optimizer = loads_states(states)
+        except OptimizerError as err:
+            raise OptimizerError('set_states: %s' % err) from None
+        if optimizer is not None:
+            self.optimizer = optimizer
+            self.aggregate_updates = self.optimizer.aggregate_num > 0
+        self.states = {k: _state_from_numpy(v) for k, v in loaded.items()}
+        self.states_synced = dict.fromkeys(self.states, False)
+
+
+def get_updater(optimizer):
+    """The Updater (a callable ``updater(index, grad, weight)``) that applies ``optimizer``."""
+    return Updater(optimizer)
+
+
+def map_state(fn, state):
+    """``fn`` applied to every leaf of an optimizer state: an array, or nested tuples/lists of them.
+
+    A state is whatever ``create_state`` returned (None, one array, a tuple such as Adam's
+    (mean, var), a float16 weight's (master copy, inner state)); the nesting is kept.
+    """
+    if isinstance(state, (tuple, list)):
+        mapped = [map_state(fn, s) for s in state]
+        return tuple(mapped) if isinstance(state, tuple) else mapped
+    return fn(state)
+
+
+def _state_to_numpy(state):
+    """Every array of ``state`` as a numpy array (reflib's NDArrays and MXNet's pickled ones)."""
+    def leaf(a):
+        if isinstance(a, NDArray):
+            return a.asnumpy()
+        return a.values if isinstance(a, _MXNetPickledNDArray) else a
+    return map_state(leaf, state)
+
+
+def _state_from_numpy(state):
+    def leaf(a):
+        if isinstance(a, np.ndarray):
+            return NDArray(a.copy(), cpu(0))
+        return a.to_ndarray() if isinstance(a, _MXNetPickledNDArray) else a
+    return map_state(leaf, state)
+
+
+class _MXNetNDArrayClass:
+    """Stands for the class ``mxnet.ndarray.ndarray.NDArray`` in a pickle that reflib writes."""
+
+
+class _AsMXNetNDArray:
+    """One array, pickled exactly as MXNet pickles its NDArray: ``NDArray(None)``, then the state
+    ``{'handle': bytearray(<one array record of the .params format>)}``."""
+    __slots__ = ('record',)
+
+    def __init__(self, array):
+        from ..ndarray.serialize import _record
+        host = NDArray(np.ascontiguousarray(array), cpu(0)) if isinstance(array, np.ndarray) else array
+        if host.context.device_type == 'gpu':          # a file is read on machines without one
+            host = host.as_in_context(cpu(0))
+        self.record = b''.join(_record(host, 'an optimizer state', host.ndim == 0))
+
+    def __reduce__(self):
+        return _MXNetNDArrayClass, (None,), {'handle': bytearray(self.record)}
+
+
+class _MXNetStatesPickler(pickle._Pickler):   # the Python pickler: its save_global can be overridden
+    """Writes ``.states`` bytes that MXNet 1.9.1 unpickles into its own NDArrays (and reflib too,
+    see _StatesUnpickler), whatever numpy reflib runs on: no numpy object is pickled."""
+
+    def save_global(self, obj, name=None):
+        if obj is _MXNetNDArrayClass:
+            self.save('mxnet.ndarray.ndarray')
+            self.save('NDArray')
+            self.write(pickle.STACK_GLOBAL)
+            self.memoize(obj)
+            return
+        super().save_global(obj, name)
+
+
+def dumps_states(states, optimizer=None):
+    """The ``.states`` bytes of ``{index: state}`` (and, given, the optimizer), as MXNet writes
+    them: protocol 4, each array an MXNet NDArray.  MXNet reads the states alone; a pickled
+    optimizer is reflib's class, which only reflib reads."""
+    def leaf(a):
+        if isinstance(a, (NDArray, np.ndarray)):
+            return _AsMXNetNDArray(a)
+        return _AsMXNetNDArray(a.to_ndarray()) if isinstance(a, _MXNetPickledNDArray) else a
+    payload = {k: map_state(leaf, v) for k, v in states.items()}
+    stream = io.BytesIO()
+    _MXNetStatesPickler(stream, protocol=4).dump((payload, optimizer) if optimizer is not None else payload)
+    return stream.getvalue()
+
+
+def loads_states(data):
+    """``{index: state}`` and the optimizer or None, from ``.states`` bytes written by reflib or
+    by MXNet (arrays as pickled; ``_state_to_numpy`` or ``_state_from_numpy`` convert them);
+    anything else is an OptimizerError."""
+    try:
+        loaded = _StatesUnpickler(data).load()
+    except OptimizerError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any failure to unpickle means: not a states file
+        raise OptimizerError('these bytes are not saved optimizer states (%s: %s)'
+                             % (type(err).__name__, err)) from None
+    optimizer = None
+    if isinstance(loaded, tuple) and len(loaded) == 2 and isinstance(loaded[1], Optimizer):
+        loaded, optimizer = loaded
+    if not isinstance(loaded, dict):
+        raise OptimizerError('expected pickled optimizer states (a dict of index -> state), got %s'
+                             % type(loaded).__name__)
+    for index, state in loaded.items():
+        _check_state_leaves(index, state)
+    return loaded, optimizer
+
+
+def _check_state_leaves(index, state):
+    if isinstance(state, (tuple, list)):
+        for part in state:
+            _check_state_leaves(index, part)
+    elif state is not None and not isinstance(state, (NDArray, np.ndarray, _MXNetPickledNDArray)):
+        raise OptimizerError('the state saved for index %r holds a %s, not arrays' % (index, type(state).__name__))
+
+
+def _describe(layout):
+    if layout is None:
+        return 'no state'
+    if layout and all(isinstance(d, int) for d in layout) or layout == ():
+        return 'an array of shape %s' % (layout,)
+    return '(%s)' % ', '.join(_describe(part) for part in layout)
+
+
+def _layout(state):
+    """The structure of a state: nested tuples of array shapes (and dtypes) and Nones."""
+    if isinstance(state, (tuple, list)):
+        return tuple(_layout(part) for part in state)
+    if state is None:
+        return None
+    values = state.values if isinstance(state, _MXNetPickledNDArray) else state
+    return tuple(values.shape)
+
+
+class _MXNetPickledNDArray:
+    """Stand-in for ``mxnet.ndarray.NDArray`` while unpickling MXNet's ``.states`` bytes.
+
+    MXNet pickles an NDArray as ``{'handle': <one array record of the .params format>}``.
+    """
+
+    def __init__(self, *args):
+        self.values = None
+
+    def __setstate__(self, state):
+        from ..ndarray.serialize import _Reader, _read_record
+        raw = state.get('handle') if isinstance(state, dict) else None
+        if raw is None:
+            raise OptimizerError('set_states: an MXNet NDArray in the states has no data')
+        self.values, self.dev_type, self.dev_id = _read_record(_Reader(bytes(raw), 'a pickled MXNet NDArray'))
+
+    def to_ndarray(self):
+        """The array on the CPU device it was saved from (cpu, cpu_pinned, cpu_shared), else cpu(0)."""
+        from ..context import Context
+        cpu_like = Context.devtype2str.get(self.dev_type) in ('cpu', 'cpu_pinned', 'cpu_shared')
+        return NDArray(self.values, Context(self.dev_type, self.dev_id) if cpu_like else cpu(0))
+
+
+_NUMPY_GLOBALS = {(m, n) for m in ('numpy.core.multiarray', 'numpy._core.multiarray')
+                  for n in ('_reconstruct', 'scalar')} | {('numpy', 'ndarray'), ('numpy', 'dtype')}
+
+
+def _bytearray_of_bytes(data=b''):
+    if not isinstance(data, (bytes, bytearray)):
+        raise pickle.UnpicklingError('bytearray(%s) in a states file: only bytes are expected'
+                                     % type(data).__name__)
+    return bytearray(data)
+
+
+class _StatesUnpickler(pickle.Unpickler):
+    """Unpickles reflib's states and MXNet's: ``mxnet.*`` classes map to their reflib twins."""
+
+    def __init__(self, data):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise OptimizerError('set_states expects the bytes returned by get_states, got %s'
+                                 % type(data).__name__)
+        super().__init__(io.BytesIO(bytes(data)))
+
+    def find_class(self, module, name):
+        # Only what a states file holds: arrays (MXNet's NDArray records, or the numpy arrays
+        # of older reflib files), bytearrays, and an optimizer with its lr scheduler.  Any
+        # other global is refused: a damaged or hostile file cannot call arbitrary code,
+        # nor bytearray(2**40).
+        if module.split('.')[0] != 'mxnet':
+            if (module, name) == ('builtins', 'bytearray'):
+                return _bytearray_of_bytes
+            if (module, name) in _NUMPY_GLOBALS:
+                return super().find_class(module, name)
+            # reflib.optimizer.<family> since the package split; reflib.optimizer before it
+            if module == 'reflib.lr_scheduler' or module.split('.')[:2] == ['reflib', 'optimizer']:
+                found = super().find_class(module, name)
+                from ..lr_scheduler import LRScheduler
+                if isinstance(found, type) and issubclass(found, (Optimizer, LRScheduler)):
+                    return found
+            raise pickle.UnpicklingError('a states file holds arrays and an optimizer, not %s.%s'
+                                         % (module, name))
+        if name == 'NDArray' and module.startswith('mxnet.ndarray'):
+            return _MXNetPickledNDArray
+        from .. import lr_scheduler, optimizer as package
+        from ..lr_scheduler import LRScheduler
+        twins = {'mxnet.optimizer.optimizer': vars(package), 'mxnet.optimizer': vars(package),
+                 'mxnet.optimizer.contrib': vars(package.contrib),
+                 'mxnet.lr_scheduler': vars(lr_scheduler)}
+        found = twins.get(module, {}).get(name)
+        if isinstance(found, type) and issubclass(found, (Optimizer, LRScheduler)):
+            return found
+        raise OptimizerError('set_states: the saved states need MXNet\'s %s.%s, which reflib does '
+                             'not implement' % (module, name))
