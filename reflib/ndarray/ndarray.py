@@ -514,22 +514,32 @@ def _alloc(fill, shape, ctx, dtype):
         return NDArray(ctx.xp.full(shape, fill, dtype=dtype or mx_real_t), ctx)
 
 
-def _filled(fill, shape, ctx, dtype, out):
+def check_out(out, shape, dtype, what):
+    """MXNet writes into ``out=`` only when it has exactly the result's shape and dtype."""
+    if not isinstance(out, NDArray):
+        raise TypeError('%s: out= must be an NDArray, got %s' % (what, type(out).__name__))
+    if tuple(out.shape) != tuple(shape):
+        raise ShapeError('%s: out= has shape %s, the result has shape %s' % (what, out.shape, tuple(shape)))
+    if np.dtype(out.dtype) != np.dtype(dtype):
+        raise TypeInferError('%s: out= has dtype %s, the result is %s'
+                             % (what, np.dtype(out.dtype).name, np.dtype(dtype).name))
+
+
+def _filled(fill, shape, ctx, dtype, out, what):
     """A new array, or ``out`` (MXNet's out=) filled in place and returned."""
     if out is None:
         return _alloc(fill, shape, ctx, dtype)
-    if _as_shape(shape, 'creating an NDArray') != out.shape:
-        raise ShapeError('out= has shape %s, the array asked for %s' % (out.shape, tuple(shape)))
+    check_out(out, _as_shape(shape, what), dtype or mx_real_t, what)
     out[:] = fill
     return out
 
 
 def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
-    return _filled(0, shape, ctx, dtype, out)
+    return _filled(0, shape, ctx, dtype, out, 'zeros')
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
-    return _filled(1, shape, ctx, dtype, out)
+    return _filled(1, shape, ctx, dtype, out, 'ones')
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -538,7 +548,7 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
-    if out is not None:
+    if out is not None:       # MXNet fills out= whatever shape was asked for
         out[:] = val
         return out
     return _alloc(val, shape, ctx, dtype)
@@ -546,6 +556,7 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 def zeros_like(data, out=None, **kwargs):
     if out is not None:
+        check_out(out, data.shape, data.dtype, 'zeros_like')
         out[:] = 0
         return out
     return zeros(data.shape, data.context, data.dtype)
@@ -553,6 +564,7 @@ def zeros_like(data, out=None, **kwargs):
 
 def ones_like(data, out=None, **kwargs):
     if out is not None:
+        check_out(out, data.shape, data.dtype, 'ones_like')
         out[:] = 1
         return out
     return ones(data.shape, data.context, data.dtype)
@@ -586,9 +598,14 @@ def concatenate(arrays, axis=0, always_copy=True):
     return NDArray(ctx.xp.concatenate([a._data for a in arrays], axis=axis), ctx)
 
 
-def norm(data, ord=2, axis=None, keepdims=False):
+def norm(data, ord=2, axis=None, keepdims=False, out=None, **kwargs):
     """``mx.nd.norm``: see NDArray.norm."""
-    return data.norm(ord=ord, axis=axis, keepdims=keepdims)
+    result = data.norm(ord=ord, axis=axis, keepdims=keepdims)
+    if out is None:
+        return result
+    check_out(out, result.shape, result.dtype, 'norm')
+    out[:] = result
+    return out
 
 
 def waitall():

@@ -8,7 +8,7 @@ its operators too: one definition, two front ends.
 from ..base import BindError
 from .. import operator as _ops
 from ..operator.registry import OpEnv
-from .ndarray import NDArray
+from .ndarray import NDArray, check_out
 from ..symbol.positional import split_positional, merge_keywords
 from ..symbol.attribute import HIDDEN_KEYS
 
@@ -53,7 +53,10 @@ def invoke(op_name, *args, **kwargs):
     results = [NDArray(o, ctx) for o in outs[:op.visible_outputs(p)]]
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
+        if len(targets) != len(results):
+            raise BindError('nd.%s: out= has %d arrays for %d outputs' % (op.name, len(targets), len(results)))
         for t, r in zip(targets, results):
+            check_out(t, r.shape, r.dtype, 'nd.%s' % op.name)
             t[:] = r
         return out
     return results[0] if len(results) == 1 else results
