@@ -8,10 +8,12 @@ shape      Reshape, Flatten, expand_dims, transpose, Concat, SliceChannel, Block
 nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
 conv       Convolution          (spatial: the sliding-window helpers it shares
 pooling    Pooling               with Pooling)
-norm       BatchNorm
+norm       BatchNorm, LayerNorm, InstanceNorm, GroupNorm
+normalize  dividing by a norm: LRN, L2Normalization
+ctc        CTCLoss (ctc_loss)
 softmax    softmax and log_softmax
 dot        dot and batch_dot
-loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss
+loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
 creation   arrays from nothing: _zeros, _ones, _full (mx.sym.zeros, an RNN's begin state)
 sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
 indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd

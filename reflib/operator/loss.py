@@ -18,19 +18,23 @@ LinearRegressionOutput     identity        ``out - label``        (squared error
 LogisticRegressionOutput   sigmoid         ``out - label``        (binary cross-entropy)
 MAERegressionOutput        identity        ``+1 if out > label else -1``  (absolute error)
 MakeLoss                   identity        ``1``                  (the data *is* the loss)
+SVMOutput                  identity        (squared) hinge loss, see the class (D = 1)
 =========================  ==============  =====================================
 
 For the three regression heads D is the number of label elements per sample,
 ``label.size / label.shape[0]``: the loss is averaged over each sample's
 outputs.  SoftmaxOutput's and MakeLoss's divisors depend on ``normalization``
 (see each class).
+
+softmax_cross_entropy, last in this file, is not a head: it outputs the loss
+value itself and its backward uses the head gradient like any operator.
 """
 
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
 from .registry import prod as _prod, format_shape as _fmt
-from ..base import ShapeError
+from ..base import ShapeError, MXNetError
 
 _NORMALIZATION = ('null', 'batch', 'valid')
 
@@ -332,3 +336,124 @@ class MakeLoss(Operator):
             return [env.xp.full(x.shape, scale, dtype=x.dtype)]
         target.fill(scale)
         return [target]
+
+
+# ==================================================================== SVMOutput
+@register
+class SVMOutput(Operator):
+    """Identity forward; the gradient of a one-vs-rest hinge loss in backward.
+
+    Data is seen as rows of class scores along its last axis, the label as one
+    class per row (label shape ``data.shape[:-1]``, floats truncated to ints).
+    With m the margin and c the regularization coefficient, each score x gets::
+
+                       true class                other classes
+        L2 (default)   -2 c max(m - x, 0)        2 c max(m + x, 0)
+        use_linear     -c  [m > x]                c  [m > -x]
+
+    the gradients of ``c max(m -/+ x, 0) ** 2`` and ``c max(m -/+ x, 0)``.
+    A label outside [0, classes) makes every score of its row an "other
+    class".  Nothing is divided by the batch size and the head gradient is
+    ignored (a loss head), as in MXNet 1.9.1.
+    """
+    name = 'SVMOutput'
+    is_loss = True
+    params = {
+        'margin': Param('float', 1.0, doc='scores closer than this to the wrong side are penalised'),
+        'regularization_coefficient': Param('float', 1.0, doc='multiplies the gradient'),
+        'use_linear': Param('bool', False, doc='hinge loss (L1-SVM) instead of squared hinge (L2-SVM)'),
+    }
+
+    def inputs(self, p):
+        return ['data', 'label']
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return _data_drives_type(in_types, out_types, aux_types)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], self.name)
+        label = in_shapes[1]
+        if data is not None:
+            want = tuple(data[:-1])
+            if label is not None and (len(label) != len(want)
+                                      or any(a and b and a != b for a, b in zip(label, want))):
+                raise ShapeError("%s: input 'label' has shape %s, but data %s needs %s (one class per row)"
+                                 % (self.name, _fmt(label), _fmt(data), _fmt(want)))
+            label = merge_shape(label, want, self.name)
+        return [data, label], [data], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0].copy()]
+
+    def backward_reads(self, p):
+        return [1], [0]                    # the label and the output (the scores)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x, label = env.xp, outputs[0], inputs[1]
+        k = x.shape[-1]
+        true = _class_index(label).reshape(label.shape + (1,)) == xp.arange(k)
+        margin, coef = _scalar(p.margin, x), _scalar(p.regularization_coefficient, x)
+        zero = _scalar(0, x)
+        if p.use_linear:
+            grad = xp.where(true, -(margin > x).astype(x.dtype), (margin > -x).astype(x.dtype))
+        else:
+            grad = xp.where(true, -2 * xp.maximum(margin - x, zero), 2 * xp.maximum(margin + x, zero))
+        return [grad * coef, None]
+
+
+# ======================================================== softmax_cross_entropy
+@register
+class SoftmaxCrossEntropy(Operator):
+    """The summed cross-entropy of the rows' softmax and their class labels, as shape (1,).
+
+    ``out = -sum_i log(softmax(data[i])[label[i]])`` for 2-d data (N, C) and a
+    1-d label (N,) of class indices.  Not a loss head: the gradient is the head
+    gradient times ``softmax(data) - onehot(label)``.  MXNet cannot
+    differentiate the label and reads out of bounds for a label outside
+    [0, C); reflib gives the label no gradient and refuses such labels.
+    MXNet also needs the label's shape given; reflib infers (N,) from data.
+    """
+    name = 'softmax_cross_entropy'
+
+    def inputs(self, p):
+        return ['data', 'label']
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return _data_drives_type(in_types, out_types, aux_types)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, label = in_shapes
+        if data is not None and len(data) != 2:
+            raise ShapeError("%s: input 'data' must be 2-d (batch, classes), got shape %s" % (self.name, _fmt(data)))
+        if label is not None and len(label) != 1:
+            raise ShapeError("%s: input 'label' must be 1-d (batch,), got shape %s" % (self.name, _fmt(label)))
+        if data is not None:
+            label = merge_shape(label, data[:1], "%s: input 'label' (one class per row of data %s)"
+                                % (self.name, _fmt(data)))
+        out = merge_shape(out_shapes[0], (1,), '%s: output' % self.name)
+        return [data, label], [out], aux_shapes
+
+    def _log_softmax(self, xp, x):
+        shifted = x - x.max(axis=1, keepdims=True)
+        return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+
+    def forward(self, p, env, inputs, aux):
+        xp, x, label = env.xp, inputs[0], inputs[1]
+        if x.ndim != 2 or label.shape != x.shape[:1]:
+            raise ShapeError("%s: needs data (batch, classes) and label (batch,), got %s and %s"
+                             % (self.name, _fmt(x.shape), _fmt(label.shape)))
+        classes = _class_index(label)
+        if bool(((classes < 0) | (classes >= x.shape[1])).any()):
+            raise MXNetError('%s: every label must be a class index in [0, %d), got %s'
+                             % (self.name, x.shape[1], label))
+        picked = self._log_softmax(xp, x)[xp.arange(x.shape[0]), classes]
+        return [-picked.sum(keepdims=True).reshape(1)]
+
+    def backward_reads(self, p):
+        return [0, 1], []
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x, label = env.xp, inputs[0], inputs[1]
+        target = _class_index(label).reshape(-1, 1) == xp.arange(x.shape[1])
+        grad = xp.exp(self._log_softmax(xp, x)) - target.astype(x.dtype)
+        return [grad * out_grads[0].reshape(1, 1), None]

@@ -1,10 +1,29 @@
-"""Normalization layers: BatchNorm."""
+"""Normalization layers: BatchNorm, LayerNorm, InstanceNorm, GroupNorm.
+
+Each standardises the data over some axes (subtract the mean, divide by
+``sqrt(var + eps)``, var the biased divide-by-N variance) and then scales
+and shifts it with learned ``gamma`` and ``beta``.  They differ in the axes
+the statistics run over and the axis gamma and beta run along:
+
+============  ==========================  ================================
+operator      statistics over             gamma, beta of shape
+============  ==========================  ================================
+BatchNorm     every axis but ``axis``     (data.shape[axis],)
+LayerNorm     ``axis`` only               (data.shape[axis],)
+InstanceNorm  axes 2, 3, ... (per N, C)   (C,)
+GroupNorm     each group of channels and  (num_groups,) -- one per group,
+              axes 2, 3, ... (per N, G)   not per channel, in MXNet 1.9.1
+============  ==========================  ================================
+
+LRN and L2Normalization, which divide by a norm without centring, are in
+normalize.py.
+"""
 
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape, merge_dtype
-from .registry import format_shape as _fmt_shape
-from .common import same_as_data
+from .registry import format_shape as _fmt_shape, prod as _prod
+from .common import same_as_data, normalize_axis
 from ..base import ShapeError, ParamError
 
 
@@ -169,7 +188,175 @@ class BatchNorm(Operator):
 
 
 # =====================================================================
-# LeakyReLU family
+# LayerNorm, InstanceNorm, GroupNorm: statistics per sample
 # =====================================================================
 
-# SELU's fixed constants (Klambauer et al., 2017)
+def _standardize(xp, x, axes, eps):
+    """``x`` standardised over ``axes``: ``(xhat, mean, std)``, mean and std with kept dims."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centred = x - mean
+    std = xp.sqrt((centred * centred).mean(axis=axes, keepdims=True) + x.dtype.type(eps))
+    return centred / std, mean, std
+
+
+def _standardize_grad(g_hat, xhat, std, axes):
+    """The gradient of x from that of ``xhat = (x - mean) / std``, the statistics taken over ``axes``.
+
+    mean and std depend on x too, so the gradient loses its mean over ``axes`` and its
+    projection on xhat.
+    """
+    return (g_hat - g_hat.mean(axis=axes, keepdims=True)
+            - xhat * (g_hat * xhat).mean(axis=axes, keepdims=True)) / std
+
+
+class _PerSampleNorm(Operator):
+    """Shared by LayerNorm, InstanceNorm and GroupNorm.
+
+    A subclass says, through ``_layout``, how to see the data so that the
+    statistics run over ``axes`` of that view and gamma and beta along its axis
+    ``gamma_axis``.  Outputs: the result, then the mean and the standard
+    deviation ``sqrt(var + eps)`` it used (shown with ``output_mean_var``,
+    otherwise kept for backward).  Head gradients of mean and std are ignored,
+    as in MXNet 1.9.1.
+    """
+    min_ndim = 1
+
+    def inputs(self, p):
+        return ['data', 'gamma', 'beta']
+
+    def outputs(self, p):
+        return ['output', 'mean', 'std']
+
+    def visible_outputs(self, p):
+        return 3 if getattr(p, 'output_mean_var', False) else 1
+
+    def _layout(self, p, shape):
+        """``(view shape, statistics axes, gamma axis, statistics shape)`` for data of ``shape``."""
+        raise NotImplementedError
+
+    def _param_shape(self, p, shape):
+        view, _, gamma_axis, _ = self._layout(p, shape)
+        return (view[gamma_axis],)
+
+    def _check_data(self, p, shape):
+        if len(shape) < self.min_ndim:
+            raise ShapeError('%s: input data must have at least %d dims, got shape %s'
+                             % (self.name, self.min_ndim, _fmt_shape(shape)))
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = same_as_data(in_shapes, out_shapes[:1], '%s: input data' % self.name)
+        param = stat = None
+        if data is not None:
+            self._check_data(p, data)
+            param = self._param_shape(p, data)
+            stat = self._layout(p, data)[3]
+        params = [merge_shape(s, param, '%s: input %s' % (self.name, n))
+                  for s, n in zip(in_shapes[1:], ('gamma', 'beta'))]
+        stats = [merge_shape(s, stat, '%s: output %s' % (self.name, n))
+                 for s, n in zip(out_shapes[1:], self.outputs(p)[1:])]
+        return [data] + params, [data] + stats, aux_shapes
+
+    def _views(self, p, data, gamma, beta):
+        """The data's view, the statistics axes and gamma, beta shaped to broadcast against it."""
+        self._check_data(p, data.shape)
+        want = self._param_shape(p, data.shape)
+        for arr, name in ((gamma, 'gamma'), (beta, 'beta')):
+            if tuple(arr.shape) != want:
+                raise ShapeError('%s: %r must have shape %s for data %s, got %s'
+                                 % (self.name, name, _fmt_shape(want), _fmt_shape(data.shape),
+                                    _fmt_shape(arr.shape)))
+        view, axes, gamma_axis, _ = self._layout(p, data.shape)
+        bshape = [1] * len(view)
+        bshape[gamma_axis] = -1
+        return data.reshape(view), axes, gamma.reshape(bshape), beta.reshape(bshape)
+
+    def forward(self, p, env, inputs, aux):
+        data = inputs[0]
+        x, axes, gamma, beta = self._views(p, data, inputs[1], inputs[2])
+        xhat, mean, std = _standardize(env.xp, x, axes, p.eps)
+        out = (xhat * gamma + beta).reshape(data.shape)
+        stat = self._layout(p, data.shape)[3]
+        return [out, mean.reshape(stat), std.reshape(stat)]
+
+    def backward_reads(self, p):
+        return [0, 1], [1, 2]            # data and gamma; the mean and std forward used
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        data, gamma_in = inputs[0], inputs[1]
+        x, axes, gamma, _ = self._views(p, data, gamma_in, inputs[2])
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        mean, std = outputs[1].reshape(kept), outputs[2].reshape(kept)
+        xhat = (x - mean) / std
+        g = out_grads[0].reshape(x.shape)
+        gamma_axis = self._layout(p, data.shape)[2]
+        others = tuple(i for i in range(x.ndim) if i != gamma_axis)
+        d_gamma = (g * xhat).sum(axis=others).reshape(gamma_in.shape)
+        d_beta = g.sum(axis=others).reshape(gamma_in.shape)
+        d_data = _standardize_grad(g * gamma, xhat, std, axes).reshape(data.shape)
+        return [d_data, d_gamma, d_beta]
+
+
+@register
+class LayerNorm(_PerSampleNorm):
+    """Standardise along one axis (the features of each sample), then scale and shift.
+
+    ``out = (x - mean) / sqrt(var + eps) * gamma + beta`` with mean and var taken
+    along ``axis`` alone and gamma, beta of length ``data.shape[axis]``.  With
+    ``output_mean_var`` the mean and std come out too, shaped like the data with
+    ``axis`` reduced to 1.
+    """
+    name = 'LayerNorm'
+    params = {
+        'axis': Param('int', -1, doc='the axis the statistics run along'),
+        'eps': Param('float', 1e-5, doc='added to the variance before the square root'),
+        'output_mean_var': Param('bool', False, doc='also return the mean and std'),
+    }
+
+    def _layout(self, p, shape):
+        axis = normalize_axis(self.name, 'axis', p.axis, len(shape))
+        stat = tuple(1 if i == axis else d for i, d in enumerate(shape))
+        return tuple(shape), (axis,), axis, stat
+
+
+@register
+class InstanceNorm(_PerSampleNorm):
+    """Standardise each channel of each sample over its spatial positions, then scale and shift.
+
+    Data is (N, C, d1, d2, ...) with at least 3 dims; gamma and beta have length C.
+    """
+    name = 'InstanceNorm'
+    min_ndim = 3
+    params = {'eps': Param('float', 1e-3, doc='added to the variance before the square root')}
+
+    def _layout(self, p, shape):
+        n, c = shape[0], shape[1]
+        return (n, c, _prod(shape[2:])), (2,), 1, (n, c)
+
+
+@register
+class GroupNorm(_PerSampleNorm):
+    """Standardise each group of channels of each sample, then scale and shift per group.
+
+    Data is (N, C, d1, ...) with at least 3 dims and C a multiple of ``num_groups``;
+    the C / num_groups channels of a group and all their positions share one mean and
+    std.  In MXNet 1.9.1 gamma and beta have one value per *group*: shape
+    (num_groups,).  With ``output_mean_var`` the mean and std come out as (N, num_groups).
+    """
+    name = 'GroupNorm'
+    min_ndim = 3
+    params = {
+        'num_groups': Param('int', 1, doc='how many groups the channels are split into', low=1),
+        'eps': Param('float', 1e-5, doc='added to the variance before the square root'),
+        'output_mean_var': Param('bool', False, doc='also return the mean and std'),
+    }
+
+    def _check_data(self, p, shape):
+        super()._check_data(p, shape)
+        if shape[1] and shape[1] % p.num_groups:
+            raise ShapeError('%s: the %d channels of data %s do not split into num_groups=%d groups'
+                             % (self.name, shape[1], _fmt_shape(shape), p.num_groups))
+
+    def _layout(self, p, shape):
+        n, g = shape[0], p.num_groups
+        rest = _prod(shape[1:]) // g
+        return (n, g, rest), (2,), 1, (n, g)
