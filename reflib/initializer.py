@@ -49,7 +49,7 @@ from .ndarray import NDArray
 
 __all__ = ['InitDesc', 'Initializer', 'InitializerError', 'register', 'alias', 'create',
            'Load', 'Mixed', 'Zero', 'One', 'Constant', 'Uniform', 'Normal', 'Orthogonal',
-           'Xavier', 'MSRAPrelu', 'Bilinear', 'LSTMBias']
+           'Xavier', 'MSRAPrelu', 'Bilinear', 'LSTMBias', 'FusedRNN']
 
 
 class InitializerError(MXNetError, ValueError):
@@ -528,3 +528,41 @@ class LSTMBias(Initializer):
         arr[:] = 0.0
         num_hidden = int(arr.shape[0] / 4)
         arr[num_hidden:2 * num_hidden] = self.forget_bias
+
+
+@register
+class FusedRNN(Initializer):
+    """The flat parameter vector of a fused ``RNN`` layer (``mx.rnn.FusedRNNCell``), filled as
+    the separate gate weights and biases it holds would be: ``init`` (or, when None, the
+    global initializer) on each, and for LSTM the forget gate's biases set to ``forget_bias``.
+
+    ``init`` may be given as the JSON text ``dumps()`` writes (MXNet 1.9.1 fails to rebuild
+    one from that text: it looks the name up in the wrong registry).
+    """
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional,
+                         forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers, self._mode = num_hidden, num_layers, mode
+        self._bidirectional, self._forget_bias = bidirectional, forget_bias
+
+    def _init_weight(self, desc, arr):
+        from .rnn.fused import FusedRNNCell
+        fallback = getattr(desc, 'global_init', None)
+        if self._init is None and fallback is None:
+            raise InitializerError('%s: FusedRNN without an init of its own needs a global initializer '
+                                   '(pass an InitDesc whose global_init is set)' % (desc,))
+        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
+                            forget_bias=self._forget_bias, prefix='')
+        init = self._init if self._init is not None else fallback
+        pieces = cell.unpack_weights({'parameters': arr})
+        for name, piece in pieces.items():
+            if self._mode == 'lstm' and name.endswith('_f_bias'):
+                piece[:] = self._forget_bias
+            else:
+                init(InitDesc(name, global_init=fallback), piece)
+        arr[:] = cell.pack_weights(pieces)['parameters']

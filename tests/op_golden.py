@@ -71,7 +71,7 @@ class GoldenCases:
         expected = [arrays['c%d_out%d' % (i, k)] for k in range(case['n_out'])]
 
         _, out_shapes = infer_shapes(case['alias'], case['attrs'], [x.shape for x in xs])
-        assert out_shapes == [o.shape for o in expected]
+        assert out_shapes[:op.visible_outputs(p)] == [o.shape for o in expected]   # hidden ones aside
 
         env = OpEnv(cpu(), is_train=case.get('train', True))
         outs = op.forward(p, env, [x.copy() for x in xs], [])

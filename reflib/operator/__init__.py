@@ -16,12 +16,14 @@ dot        dot and batch_dot
 loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
 creation   arrays from nothing: _zeros, _ones, _full (mx.sym.zeros, an RNN's begin state)
 sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
+rnn        the fused recurrent layer RNN (stacked RNN/LSTM/GRU, one flat parameter vector)
 indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd
 slicing    contiguous ranges: slice (crop), slice_axis, slice_like, Crop
 layout     the same elements laid out anew: tile, repeat, stack, squeeze, reshape_like, diag,
            depth_to_space, space_to_depth
 ordering   by value: sort, argsort, topk, argmax, argmin, argmax_channel, _histogram
 linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
+update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
 common     helpers the families share (no operators)
 """
 
