@@ -22,7 +22,8 @@ def seed(seed_state, ctx='all'):
     """Reset the generators: of every device (``ctx='all'``) or of one context."""
     if isinstance(seed_state, (bool, np.bool_)) or not isinstance(seed_state, (int, np.integer)):
         raise ParamError('random.seed: seed_state must be an int, got %r' % (seed_state,))
-    seed_state = int(seed_state)
+    # MXNet takes any int and keeps its low 32 bits, so a negative seed is a seed too
+    seed_state = int(seed_state) % 2 ** 32 if seed_state < 0 else int(seed_state)
     if ctx == 'all':
         _SEED[0] = seed_state
         _GENERATORS.clear()

@@ -31,6 +31,7 @@ Drawing conventions (MXNet's):
 """
 
 import re
+import warnings
 
 from .symbol import Symbol
 from .symbol.symbol import topo_order
@@ -130,6 +131,19 @@ def _node_label(node):
     return node.name
 
 
+def _warn_repeated_names(nodes):
+    """Warn, as MXNet does, when two nodes share a name: graphviz draws one box per name, so
+    the picture joins them (and may show a cycle that the graph does not have)."""
+    seen, repeated = set(), []
+    for node in nodes:
+        if node.name in seen and node.name not in repeated:
+            repeated.append(node.name)
+        seen.add(node.name)
+    if repeated:
+        warnings.warn('There are multiple variables with the same name in your graph, this may result '
+                      'in cyclic graph. Repeated names: %s' % ','.join(repeated), RuntimeWarning)
+
+
 def plot_network(symbol, title='plot', save_format='pdf', shape=None, dtype=None,
                  node_attrs={}, hide_weights=True):
     """Draw ``symbol`` as a ``graphviz.Digraph`` (call ``.render()`` or ``.view()`` on it).
@@ -159,6 +173,7 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None, dtype=None
     base_attrs.update(node_attrs)
     dot = Digraph(name=title, format=save_format)
     nodes = topo_order(symbol._outputs)
+    _warn_repeated_names(nodes)
 
     # all the nodes first ...
     hidden = set()

@@ -490,13 +490,17 @@ class Executor:
                                 % (missing, self._output_names))
             given = [out_grads[name] for name in self._output_names]
         else:
-            given = list(out_grads)
-            if len(given) > n:
-                raise BindError('backward: %d out_grads for %d outputs %s' % (len(given), n, self._output_names))
+            # MXNet ignores head gradients beyond the last output
+            given = list(out_grads)[:n]
             given += [None] * (n - len(given))
         heads = []
         for (node, i), slot, name, g, out in zip(self._symbol._outputs, plan.head_slots,
                                                    self._output_names, given, self.outputs):
+            if g is None and node.op is not None and node.op.name == 'BlockGrad' and plan.carries[slot]:
+                # a BlockGrad head needs no head gradient (none passes through it), as in MXNet;
+                # the arguments below it get zero
+                with plan.slot_ctx[slot].device_scope():
+                    g = NDArray(plan.slot_ctx[slot].xp.zeros(out.shape, out.dtype), plan.slot_ctx[slot])
             if g is None:
                 if plan.carries[slot] and not (node.op is not None and node.op.is_loss):
                     raise BindError('backward: output %r is not a loss head, so it needs a head gradient; '

@@ -255,10 +255,16 @@ class Symbol:
         return Symbol(outs)
 
     def get_children(self):
-        """The inputs of this symbol's node(s), as a group; None for a variable."""
-        children = []
+        """The inputs of this symbol's node(s), as a group; None for a variable.
+
+        Each node counts once, as in MXNet: the three outputs of one SliceChannel have the
+        one data input as their children, a group of two operators has both inputs lists.
+        """
+        children, seen = [], set()
         for node, _ in self._outputs:
-            children.extend(node.inputs)
+            if id(node) not in seen:
+                seen.add(id(node))
+                children.extend(node.inputs)
         return Symbol(children) if children else None
 
     # ------------------------------------------------------------ attributes
@@ -547,6 +553,12 @@ def missing_input(node, pos, aux_init=None):
     return Node(None, '%s_%s' % (node.name, in_name), var_attrs)
 
 
+# Initializers an operator puts on the variables it is composed with (MXNet's
+# FSetInputVarAttrOnCompose): a PReLU slope starts at 0.25 whatever initializer the module
+# uses -- on its own gamma variable and on one the caller passed in alike
+_INPUT_VAR_INIT = {'LeakyReLU': {'gamma': '["Constant", {"value": 0.25}]'}}
+
+
 def invoke(op_name, *args, **kwargs):
     """Apply operator ``op_name`` to symbols: the function behind ``mx.sym.<Op>(...)``.
 
@@ -614,4 +626,7 @@ def invoke(op_name, *args, **kwargs):
             raise BindError('%s %r: input %r must be a single-output symbol, got a group of %d'
                             % (op.name, node_name, in_name, len(sym._outputs)))
         node.inputs.append(sym._outputs[0])
+        init = _INPUT_VAR_INIT.get(op.name, {}).get(in_name)
+        if init is not None and sym._outputs[0][0].op is None:
+            sym._outputs[0][0].attrs['__init__'] = init
     return Symbol([(node, i) for i in range(node.num_visible_outputs())])
