@@ -1,13 +1,16 @@
-"""Reductions: ``sum``, ``mean``, ``max``, ``min`` over an ``axis`` tuple.
+"""Reductions: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``nansum``, ``nanprod``,
+``norm`` and ``moments`` over an ``axis`` tuple.
 
 MXNet 1.x has no 0-d arrays: reducing every axis without ``keepdims`` gives
 shape ``(1,)``.  ``exclude=True`` reduces the axes *not* listed.
 """
 
+import numpy as np
+
 from .registry import Operator, Param, register, merge_shape
 from .registry import prod as _prod
-from .common import fresh_copy, expand_to
-from ..base import ShapeError
+from .common import fresh_copy, expand_to, is_numpy, sign_of
+from ..base import ParamError, ShapeError
 
 
 # ================================================================ reductions
@@ -26,18 +29,21 @@ class _Reduce(Operator):
         'exclude': Param('bool', False, doc='reduce the axes NOT in axis'),
     }
 
+    axis_param = 'axis'
+
     def _axes(self, p, ndim):
-        if not p.axis:
+        given = getattr(p, self.axis_param)
+        if not given:
             return tuple(range(ndim))
         axes = []
-        for a in p.axis:
+        for a in given:
             if not -ndim <= a < ndim:
-                raise ShapeError("%s: axis %d is out of range for input 'data' with %d dims (axis=%s)"
-                                 % (self.name, a, ndim, tuple(p.axis)))
+                raise ShapeError("%s: axis %d is out of range for input 'data' with %d dims (%s=%s)"
+                                 % (self.name, a, ndim, self.axis_param, tuple(given)))
             axes.append(a + ndim if a < 0 else a)
         if len(set(axes)) != len(axes):
-            raise ShapeError('%s: axis=%s names the same axis twice' % (self.name, tuple(p.axis)))
-        if p.exclude:
+            raise ShapeError('%s: %s=%s names the same axis twice' % (self.name, self.axis_param, tuple(given)))
+        if getattr(p, 'exclude', False):
             return tuple(i for i in range(ndim) if i not in axes)
         return tuple(sorted(axes))
 
@@ -121,3 +127,159 @@ class Min(_Extreme):
 
     def _reduce(self, xp, x, axes):
         return x.min(axis=axes, keepdims=True)
+
+
+# ================================================================ products, NaN-skipping
+def _quietly(xp):
+    """numpy's warnings off for a division MXNet makes too (0/0 in prod's gradient)."""
+    return np.errstate(divide='ignore', invalid='ignore') if is_numpy(xp) else _NoContext()
+
+
+class _NoContext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@register
+class Prod(_Reduce):
+    """The product.  Its gradient is MXNet 1.9.1's ``head * prod / x``, so an input holding
+    0 gets NaN at its zeros (and 0 elsewhere), not the product of the other elements."""
+    name = 'prod'
+
+    def _reduce(self, xp, x, axes):
+        return x.prod(axis=axes, keepdims=True)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        with _quietly(env.xp):
+            return [self._kept(p, out_grads[0], x) * (self._kept(p, outputs[0], x) / x)]
+
+
+@register
+class NanSum(_Reduce):
+    """The sum of the elements that are not NaN (0 where all are); NaNs get a zero gradient."""
+    name = 'nansum'
+
+    def _reduce(self, xp, x, axes):
+        return xp.nansum(x, axis=axes, keepdims=True)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        return [self._kept(p, out_grads[0], x) * ~env.xp.isnan(x)]
+
+
+@register
+class NanProd(_Reduce):
+    """The product of the elements that are not NaN (1 where all are); the gradient is
+    ``head * nanprod / x`` off the NaNs (NaN at zeros, as prod) and zero on them."""
+    name = 'nanprod'
+
+    def _reduce(self, xp, x, axes):
+        return xp.nanprod(x, axis=axes, keepdims=True)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x = env.xp, inputs[0]
+        with _quietly(xp):
+            grad = self._kept(p, out_grads[0], x) * (self._kept(p, outputs[0], x) / x)
+        return [xp.where(xp.isnan(x), x.dtype.type(0), grad)]
+
+
+# ================================================================ norm / moments
+@register
+class Norm(_Reduce):
+    """The L2 (``ord=2``) or L1 (``ord=1``) norm over ``axis`` (None: all elements).
+
+    Gradients as MXNet 1.9.1's: ``x / norm`` for L2 (NaN where the norm is 0) and
+    ``sign(x)`` for L1 (0 at 0).  ``out_dtype`` casts the result; MXNet 1.9.1 accepts it in
+    shape and type inference but its CPU kernel then fails for any dtype other than the
+    input's, so reflib computes in the input's dtype and casts.
+    """
+    name = 'norm'
+    params = {
+        'ord': Param('int', 2, doc='1 or 2'),
+        'axis': Param('shape_or_none', None, doc='axes to reduce; None means all'),
+        'out_dtype': Param('enum', None, doc='the output dtype; None: the input\'s',
+                           choices=('float16', 'float32', 'float64', 'int32', 'int64', 'int8')),
+        'keepdims': Param('bool', False, doc='keep reduced axes with size 1'),
+    }
+
+    def _check(self, p):
+        if p.ord not in (1, 2):
+            raise ParamError('norm: ord=%d is not supported; ord must be 1 or 2 (as in MXNet 1.9.1)' % p.ord)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        self._check(p)
+        return super().infer_shape(p, in_shapes, out_shapes, aux_shapes)
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        out = in_types[0] if p.out_dtype is None else np.dtype(p.out_dtype)
+        return [in_types[0]], [out], aux_types
+
+    def forward(self, p, env, inputs, aux):
+        self._check(p)
+        xp, x = env.xp, inputs[0]
+        axes = self._axes(p, x.ndim)
+        if p.ord == 1:
+            y = xp.abs(x).sum(axis=axes, keepdims=True)
+        else:
+            y = xp.sqrt((x * x).sum(axis=axes, keepdims=True))
+        y = y.reshape(self._out_shape(p, x.shape))
+        return [y if p.out_dtype is None else y.astype(p.out_dtype)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x = env.xp, inputs[0]
+        head = self._kept(p, out_grads[0], x).astype(x.dtype)
+        if p.ord == 1:
+            return [head * sign_of(x)]
+        with _quietly(xp):
+            return [head * (x / self._kept(p, outputs[0], x).astype(x.dtype))]
+
+
+@register
+class Moments(_Reduce):
+    """Mean and (population) variance over ``axes``, two outputs.  ``axes`` must be given:
+    MXNet 1.9.1 refuses None or empty."""
+    name = 'moments'
+    axis_param = 'axes'
+    params = {
+        'axes': Param('shape_or_none', None, doc='the axes to reduce (required in effect)'),
+        'keepdims': Param('bool', False, doc='keep reduced axes with size 1'),
+    }
+
+    def outputs(self, p):
+        return ['output0', 'output1']
+
+    def _check(self, p):
+        if not p.axes:
+            raise ParamError('moments: axes=%s: give the axes to reduce (MXNet 1.9.1 takes no empty axes; '
+                             'for all of them, list them all)' % (p.axes,))
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        self._check(p)
+        data = in_shapes[0]
+        outs = list(out_shapes)
+        if data is not None:
+            shape = self._out_shape(p, data)
+            outs = [merge_shape(o, shape, 'moments output%d' % k) for k, o in enumerate(outs)]
+        return [data], outs, aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        self._check(p)
+        x = inputs[0]
+        axes = self._axes(p, x.ndim)
+        mean = x.mean(axis=axes, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+        shape = self._out_shape(p, x.shape)
+        return [mean.reshape(shape), var.reshape(shape)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x = env.xp, inputs[0]
+        count = _prod(x.shape[a] for a in self._axes(p, x.ndim))
+        mean = self._kept(p, outputs[0], x)
+        g_mean = out_grads[0] if out_grads[0] is not None else xp.zeros_like(outputs[0])
+        g_var = out_grads[1] if out_grads[1] is not None else xp.zeros_like(outputs[1])
+        grad = self._kept(p, g_mean, x) / count + self._kept(p, g_var, x) * (2 * (x - mean) / count)
+        return [grad.astype(x.dtype)]
