@@ -90,9 +90,11 @@ def test_misuse_is_refused():
 
 
 @pytest.mark.filterwarnings('ignore:BucketSentenceIter. discarded')
-@pytest.mark.parametrize('cell_kind', ['lstm', 'gru'])
+@pytest.mark.filterwarnings('ignore:FusedRNNCell. the NTC layout')
+@pytest.mark.parametrize('cell_kind', ['lstm', 'gru', 'fused'])
 def test_a_language_model_fits_with_mxnets_perplexity_epoch_by_epoch(cell_kind):
-    # BucketSentenceIter + BucketingModule.fit + Perplexity, two stacked cells, three epochs
+    # BucketSentenceIter + BucketingModule.fit + Perplexity, two stacked cells (or the two LSTM
+    # layers as one fused RNN operator), three epochs
     import lm_fit_cases
     history, params = lm_fit_cases.run(mx, cell_kind)
     golden = np.load(os.path.join(GOLDEN, 'lm_fit.npz'))

@@ -1,5 +1,6 @@
 """Regenerate lm_fit.npz: MXNet 1.9.1's BucketingModule.fit on the language model of
-lm_fit_cases.py (validation perplexity per epoch and final parameters, LSTM and GRU).
+lm_fit_cases.py (validation perplexity per epoch and final parameters: LSTM, GRU, and the
+LSTM fused into one RNN operator).
 
     python tests/golden/gen_lm_fit.py      # with the real MXNet 1.9.1
 """
@@ -19,7 +20,7 @@ warnings.simplefilter('ignore')
 
 if __name__ == '__main__':
     arrays = {}
-    for kind in ('lstm', 'gru'):
+    for kind in ('lstm', 'gru', 'fused'):
         history, params = run(mx, kind)
         arrays['%s/val_perplexity' % kind] = np.array(history['val'])
         for name, value in params.items():

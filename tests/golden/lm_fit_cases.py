@@ -1,7 +1,8 @@
 """A small LSTM language model trained with BucketingModule.fit on BucketSentenceIter, the
 way MXNet's example/rnn/bucketing/lstm_bucketing.py trains one: gen_lm_fit.py records it in
-MXNet 1.9.1, tests/test_bucketing.py replays it in reflib.  Two stacked LSTM layers, and a
-second run with GRU cells."""
+MXNet 1.9.1, tests/test_bucketing.py replays it in reflib.  Two stacked LSTM layers, a
+second run with GRU cells, and a third with the two LSTM layers as one fused RNN operator
+(FusedRNNCell)."""
 
 import logging
 import os
@@ -21,12 +22,16 @@ def sym_gen_for(mx, vocab_size, cell_kind):
         data = mx.sym.Variable('data')
         label = mx.sym.Variable('softmax_label')
         embed = mx.sym.Embedding(data=data, input_dim=vocab_size, output_dim=EMBED, name='embed')
-        stack = mx.rnn.SequentialRNNCell()
-        for i in range(2):
-            if cell_kind == 'lstm':
-                stack.add(mx.rnn.LSTMCell(num_hidden=HIDDEN, prefix='lstm_l%d_' % i))
-            else:
-                stack.add(mx.rnn.GRUCell(num_hidden=HIDDEN, prefix='gru_l%d_' % i))
+        if cell_kind == 'fused':
+            # batch-major data: the cell swaps it to time-major for the operator and back
+            stack = mx.rnn.FusedRNNCell(HIDDEN, num_layers=2, mode='lstm', prefix='lstm_')
+        else:
+            stack = mx.rnn.SequentialRNNCell()
+            for i in range(2):
+                if cell_kind == 'lstm':
+                    stack.add(mx.rnn.LSTMCell(num_hidden=HIDDEN, prefix='lstm_l%d_' % i))
+                else:
+                    stack.add(mx.rnn.GRUCell(num_hidden=HIDDEN, prefix='gru_l%d_' % i))
         stack.reset()
         outputs, _ = stack.unroll(seq_len, inputs=embed, merge_outputs=True)
         pred = mx.sym.Reshape(outputs, shape=(-1, HIDDEN))
