@@ -88,6 +88,8 @@ class Convolution(Operator):
             spatial = self._out_size(p, data, geometry)
             channels = data[1] // p.num_group if data[1] else 0
             out = merge_shape(out, (data[0], p.num_filter) + spatial, '%s: output' % self.name)
+            if not data[0] and out[0]:      # the batch from the output, as MXNet infers it
+                data = (out[0],) + tuple(data[1:])
         weight = merge_shape(in_shapes[1], (p.num_filter, channels) + geometry[0], '%s: input weight' % self.name)
         shapes = [data, weight]
         if not p.no_bias:
