@@ -13,10 +13,12 @@ this package.
 ``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6)
 ``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10 and 11
 ``performance``           ``memory_table``, ``draw_memory_timeline``, ``profile_by_operator`` (ch. 13)
+``buckets``               ``draw_buckets`` (ch. 14)
 ========================  ===================================================================
 """
 
 from .arrays import draw_executor, draw_group, draw_handles
+from .buckets import draw_buckets
 from .diagrams import (data_and_model_parallelism, distributed_job, fit_flowchart, in_place_vs_rebinding,
                        kvstore_round, module_parameter_copies, module_states)
 from .drawing import svg
@@ -28,4 +30,4 @@ __all__ = ['excerpt', 'source_lines', 'working_directory', 'svg',
            'draw_handles', 'draw_executor', 'draw_group', 'draw_shapes', 'draw_plan', 'draw_placement',
            'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
            'kvstore_round', 'distributed_job',
-           'memory_table', 'draw_memory_timeline', 'profile_by_operator']
+           'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets']
