@@ -23,7 +23,7 @@ import numpy as np
 
 from .registry import Operator, Param, register, merge_shape, merge_dtype
 from .registry import format_shape as _fmt_shape, prod as _prod
-from .common import same_as_data, normalize_axis
+from .common import same_as_data, normalize_axis, shape_str
 from ..base import ShapeError, ParamError
 
 
@@ -241,7 +241,7 @@ class _PerSampleNorm(Operator):
     def _check_data(self, p, shape):
         if len(shape) < self.min_ndim:
             raise ShapeError('%s: input data must have at least %d dims, got shape %s'
-                             % (self.name, self.min_ndim, _fmt_shape(shape)))
+                             % (self.name, self.min_ndim, shape_str(shape)))
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data = same_as_data(in_shapes, out_shapes[:1], '%s: input data' % self.name)
@@ -263,8 +263,8 @@ class _PerSampleNorm(Operator):
         for arr, name in ((gamma, 'gamma'), (beta, 'beta')):
             if tuple(arr.shape) != want:
                 raise ShapeError('%s: %r must have shape %s for data %s, got %s'
-                                 % (self.name, name, _fmt_shape(want), _fmt_shape(data.shape),
-                                    _fmt_shape(arr.shape)))
+                                 % (self.name, name, shape_str(want), shape_str(data.shape),
+                                    shape_str(arr.shape)))
         view, axes, gamma_axis, _ = self._layout(p, data.shape)
         bshape = [1] * len(view)
         bshape[gamma_axis] = -1
@@ -354,7 +354,7 @@ class GroupNorm(_PerSampleNorm):
         super()._check_data(p, shape)
         if shape[1] and shape[1] % p.num_groups:
             raise ShapeError('%s: the %d channels of data %s do not split into num_groups=%d groups'
-                             % (self.name, shape[1], _fmt_shape(shape), p.num_groups))
+                             % (self.name, shape[1], shape_str(shape), p.num_groups))
 
     def _layout(self, p, shape):
         n, g = shape[0], p.num_groups
