@@ -12,3 +12,37 @@ for _name in _ops.list_operators():
         globals()[_name] = _op_functions.make_function(_name)
 del _name
 from . import linalg  # noqa: E402,F401  (mx.nd.linalg.gemm, ... as in MXNet)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
+    """``num`` evenly spaced values from start to stop (the ``_linspace`` operator)."""
+    import numpy as np
+    from ..operator.creation import create
+    from .ndarray import _ctx
+    ctx = _ctx(ctx)
+    return NDArray(create('_linspace', ctx, start=start, stop=stop, num=num, endpoint=endpoint,
+                          dtype=np.dtype(dtype or 'float32').name), ctx)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """An N x M matrix with ones on diagonal k (the ``_eye`` operator)."""
+    import numpy as np
+    from ..operator.creation import create
+    from .ndarray import _ctx
+    ctx = _ctx(ctx)
+    return NDArray(create('_eye', ctx, N=N, M=M, k=k, dtype=np.dtype(dtype or 'float32').name), ctx)
+
+
+def histogram(a, bins=10, range=None):
+    """Counts of ``a``'s values in bins, and the bin edges: ``bins`` equal bins over
+    ``range``, or the bins between the edges in the NDArray ``bins``.  Without a range,
+    as MXNet 1.9.1, numpy's histogram decides the bins (and both results are float32)."""
+    if isinstance(bins, NDArray):
+        return _histogram(a, bins)                                       # noqa: F821 (made above)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        if range is None:
+            import numpy as np
+            counts, edges = np.histogram(a.asnumpy(), bins=bins)
+            return array(counts, ctx=a.context), array(edges, ctx=a.context)  # noqa: F405
+        return _histogram(a, bin_cnt=bins, range=range)                   # noqa: F821
+    raise ValueError('histogram: bins must be an int or an NDArray, got %r' % (bins,))

@@ -1,4 +1,5 @@
-"""Operators with no input that create an array: ``_zeros``, ``_ones``, ``_full``.
+"""Operators with no input that create an array: ``_zeros``, ``_ones``, ``_full``, and the
+ranges ``_arange``, ``_linspace`` and ``_eye`` (``mx.sym.arange``, ``linspace``, ``eye``).
 
 ``mx.sym.zeros(shape=(0, 128))`` is how an unrolled RNN starts its state (``begin_state``):
 a 0 in ``shape`` is a dimension to be inferred, here the batch size, which shape inference
@@ -6,9 +7,12 @@ brings back from the operator that reads the zeros (see FullyConnected's ``infer
 Forward fills the array the executor planned for the output, which has the inferred shape.
 """
 
+import math
+
 import numpy as np
 
-from .registry import Operator, Param, merge_shape, register
+from .registry import Operator, Param, OpEnv, merge_shape, register
+from ..base import ParamError, ShapeError
 
 _DTYPES = ('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8', 'bool')
 
@@ -105,3 +109,141 @@ class OnesLike(_Like):
     """Ones shaped like the input (``mx.sym.ones_like``); ZoneoutCell draws its masks from them."""
     name = 'ones_like'
     value = 1
+
+
+# ================================================================ ranges
+_RANGE_DTYPES = ('float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8')
+
+
+def _numpy_dtype(op, name):
+    if name == 'bfloat16':
+        raise ParamError("%s: dtype='bfloat16' is not supported (numpy has no bfloat16)" % op)
+    return np.dtype(name)
+
+
+class _Range(Operator):
+    """Shared by _arange, _linspace and _eye: no input, no gradient, a dtype parameter."""
+
+    def inputs(self, p):
+        return []
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return [], [_numpy_dtype(self.name, p.dtype)], aux_types
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return []
+
+    def _place(self, env, values):
+        """``values`` (numpy) on the operator's device, in the planned output if any."""
+        with env.ctx.device_scope():
+            return _filled(env, env.xp.asarray(values), lambda: env.xp.asarray(values))
+
+
+@register
+class Arange(_Range):
+    """``start, start+step, ...`` up to ``stop`` (excluded), each value ``repeat`` times;
+    ``stop=None`` counts from 0 up to ``start``.  Element i is ``dtype(start) + dtype(i) *
+    dtype(step)``, computed in the output dtype as MXNet does (not numpy.arange's rounding).
+
+    With ``infer_range=True`` and no ``stop``, the length comes from shape inference (the
+    operator the range feeds) and the values start at ``start``.  An empty range and a 0
+    step are refused, as in MXNet 1.9.1.
+    """
+    name = '_arange'
+    params = {
+        'start': Param('float', doc='the first value (the end, counting from 0, when stop is None)'),
+        'stop': Param('float_or_none', None, doc='the end (excluded)'),
+        'step': Param('float', 1.0, doc='the spacing'),
+        'repeat': Param('int', 1, doc='how many times each value appears', low=1),
+        'infer_range': Param('bool', False, doc='take the length from shape inference when stop is None'),
+        'ctx': Param('str', '', doc='the device (the executor decides it here)'),
+        'dtype': Param('enum', 'float32', choices=('bfloat16',) + _RANGE_DTYPES, doc='element type'),
+    }
+
+    def _inferred(self, p):
+        return p.infer_range and p.stop is None
+
+    def _bounds(self, p):
+        start, stop = (0.0, p.start) if p.stop is None else (p.start, p.stop)
+        if p.step == 0:
+            raise ParamError('_arange: step must not be 0')
+        if (stop - start) / p.step <= 0:
+            raise ParamError('_arange: start=%s, stop=%s, step=%s give an empty range' % (start, stop, p.step))
+        return start, int(math.ceil((stop - start) / p.step))
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        if self._inferred(p):
+            out = out_shapes[0]
+            if out is not None and (len(out) != 1 or (out[0] and out[0] % p.repeat)):
+                raise ShapeError('_arange: with infer_range the output must be 1-d with a length that divides by '
+                                 'repeat=%d, got %s' % (p.repeat, out))
+            return [], [out], aux_shapes
+        _, count = self._bounds(p)
+        return [], [merge_shape(out_shapes[0], (count * p.repeat,), self.name)], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        dtype = _numpy_dtype(self.name, p.dtype)
+        if self._inferred(p):
+            target = env.target(0)
+            if target is None:
+                raise ShapeError('_arange: infer_range=True without stop needs a graph that fixes the length')
+            start, count = p.start, target.shape[0] // p.repeat
+        else:
+            start, count = self._bounds(p)
+        with np.errstate(over='ignore', invalid='ignore'):
+            values = dtype.type(start) + np.arange(count).astype(dtype) * dtype.type(p.step)
+        return self._place(env, np.repeat(values.astype(dtype), p.repeat))
+
+
+@register
+class Linspace(_Range):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included unless
+    ``endpoint=False``), computed in float64 and cast (so an integer dtype truncates)."""
+    name = '_linspace'
+    params = {
+        'start': Param('float', doc='the first value'),
+        'stop': Param('float', doc='the last value (or the end, with endpoint=False)'),
+        'num': Param('int', doc='how many values', low=0),
+        'endpoint': Param('bool', True, doc='whether stop is the last value'),
+        'ctx': Param('str', '', doc='the device (the executor decides it here)'),
+        'dtype': Param('enum', 'float32', choices=('bfloat16',) + _RANGE_DTYPES, doc='element type'),
+    }
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        return [], [merge_shape(out_shapes[0], (p.num,), self.name)], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        dtype = _numpy_dtype(self.name, p.dtype)
+        spaces = (p.num - 1 if p.endpoint else p.num) or 1
+        step = (p.stop - p.start) / spaces
+        values = p.start + np.arange(p.num, dtype=np.float64) * step
+        return self._place(env, values.astype(dtype))
+
+
+@register
+class Eye(_Range):
+    """An N x M matrix (M=0: N x N) of zeros with ones on diagonal ``k`` (above the main one
+    for k > 0); a diagonal outside the matrix leaves it all zeros."""
+    name = '_eye'
+    params = {
+        'N': Param('int', doc='rows', low=0),
+        'M': Param('int', 0, doc='columns; 0 means N', low=0),
+        'k': Param('int', 0, doc='which diagonal: 0 main, > 0 above, < 0 below'),
+        'ctx': Param('str', '', doc='the device (the executor decides it here)'),
+        'dtype': Param('enum', 'float32', choices=_RANGE_DTYPES, doc='element type'),
+    }
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        return [], [merge_shape(out_shapes[0], (p.N, p.M or p.N), self.name)], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        return self._place(env, np.eye(p.N, p.M or p.N, p.k, dtype=_numpy_dtype(self.name, p.dtype)))
+
+
+def create(op_name, ctx, **params):
+    """Run a creation operator outside a graph (``mx.nd.linspace``, ``mx.nd.eye``): its
+    output as an array of ``ctx``'s array module."""
+    from . import get
+    op = get(op_name)
+    p = op.parse_params({k: str(v) for k, v in params.items() if v is not None})
+    return op.forward(p, OpEnv(ctx), [], [])[0]

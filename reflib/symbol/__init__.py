@@ -59,3 +59,33 @@ def ones(shape, dtype=None, **kwargs):
 def full(shape, val, dtype=None, **kwargs):
     """A symbol filled with ``val``; a 0 in ``shape`` is inferred."""
     return invoke('_full', shape=shape, value=val, dtype=_dtype_name(dtype), **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """Evenly spaced values in [start, stop) (``_arange``); with ``infer_range`` and no stop,
+    the length comes from the operator the range feeds."""
+    return invoke('_arange', start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
+                  name=name, dtype=_dtype_name(dtype))
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """``num`` evenly spaced values from start to stop (``_linspace``)."""
+    return invoke('_linspace', start=start, stop=stop, num=num, endpoint=endpoint, name=name,
+                  dtype=_dtype_name(dtype))
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs):
+    """An N x M matrix with ones on diagonal k (``_eye``)."""
+    return invoke('_eye', N=N, M=M, k=k, dtype=_dtype_name(dtype), **kwargs)
+
+
+def histogram(a, bins=10, range=None, **kwargs):
+    """Counts of ``a``'s values in ``bins`` equal bins over ``range`` (which a symbol needs),
+    or between the edges in the symbol ``bins``; two outputs, counts and edges."""
+    if isinstance(bins, Symbol):
+        return invoke('_histogram', data=a, bins=bins, **kwargs)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        if range is None:
+            raise ValueError('histogram: a symbol needs range=(lo, hi) with an integer bins')
+        return invoke('_histogram', data=a, bin_cnt=bins, range=range, **kwargs)
+    raise ValueError('histogram: bins must be an int or a Symbol, got %r' % (bins,))
