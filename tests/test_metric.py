@@ -76,7 +76,8 @@ def assert_pairs(actual, expected, where):
 
 def expect_error(mxnet_error):
     """reflib raises its own MXNetError subclasses where MXNet asserts or raises ValueError."""
-    return {'ValueError': ValueError, 'AssertionError': MXNetError, 'TypeError': TypeError}[mxnet_error]
+    return {'ValueError': ValueError, 'AssertionError': MXNetError, 'TypeError': TypeError,
+            'JSONDecodeError': ValueError}[mxnet_error]
 
 
 METRIC_CASES = GOLDEN['metrics']
@@ -154,6 +155,40 @@ def test_create_by_name(spec, result):
     metric = mx.metric.create(name, **kwargs)
     assert type(metric).__name__ == result['class']
     assert metric.name == result['name']
+
+
+FORMS = GOLDEN['create']['forms']
+
+
+def describe(metric):
+    out = {'class': type(metric).__name__, 'name': metric.name}
+    if isinstance(metric, mx.metric.CompositeEvalMetric):
+        out['children'] = [describe(c) for c in metric.metrics]
+    out['config'] = metric.get_config()
+    return out
+
+
+@pytest.mark.parametrize('form, result', list(zip(FORMS, GOLDEN['create']['forms_results'])),
+                         ids=[f[0] for f in FORMS])
+def test_create_accepts_every_form_mxnet_does(form, result):
+    """JSON strings (a [name, kwargs] list or a config object), config dicts, metric= keyword."""
+    _, args, kwargs = form
+    if 'error' in result:
+        with pytest.raises(expect_error(result['error'])):
+            mx.metric.create(*args, **kwargs)
+        return
+    assert describe(mx.metric.create(*args, **kwargs)) == result
+
+
+def test_create_from_json_errors_are_clear():
+    with pytest.raises(MXNetError, match='not valid JSON'):
+        mx.metric.create('[acc')
+    with pytest.raises(MXNetError, match=r'\["name", \{keyword arguments\}\]'):
+        mx.metric.create('["acc"]')
+    with pytest.raises(MXNetError, match="needs the key 'metric'"):
+        mx.metric.create('{"name": "x"}')
+    with pytest.raises(MXNetError, match='extra arguments'):
+        mx.metric.create('["acc", {}]', axis=0)
 
 
 def test_get_config_and_str():

@@ -306,6 +306,43 @@ for key, m in [('acc', mx.metric.Accuracy(axis=0, name='a', output_names=['x']))
                ('perp', mx.metric.Perplexity(ignore_label=-1)), ('f1', mx.metric.F1(average='micro')),
                ('rmse', mx.metric.RMSE(label_names=['l']))]:
     configs[key] = m.get_config()
+# every other form mx.metric.create accepts (MXNet's registry: JSON strings, config dicts, the
+# metric= keyword); each built metric is described by class, name and get_config()
+composite_cfg = mx.metric.CompositeEvalMetric(['acc', 'ce'], name='both').get_config()
+CREATE_FORMS = [
+    ['json_list', ['["acc", {"axis": 0}]'], {}],
+    ['json_list_topk', ['["top_k_accuracy", {"top_k": 3, "name": "top3"}]'], {}],
+    ['json_list_upper', ['["ACC", {}]'], {}],
+    ['json_dict', ['{"metric": "f1", "average": "micro"}'], {}],
+    ['json_dict_perplexity', ['{"metric": "perplexity", "ignore_label": -1, "name": "ppl"}'], {}],
+    ['json_dict_class_name', ['{"metric": "CrossEntropy", "eps": 0.001}'], {}],
+    ['json_composite_config', [json.dumps(composite_cfg)], {}],
+    ['config_dict', [mx.metric.Accuracy(axis=0, name='a', output_names=['x']).get_config()], {}],
+    ['config_dict_plus_kwargs', [{'metric': 'acc'}], {'name': 'renamed'}],
+    ['keyword_metric', [], {'metric': 'mse'}],
+    ['keyword_metric_kwargs', [], {'metric': 'top_k_accuracy', 'top_k': 2}],
+    ['json_list_unknown', ['["nosuch", {}]'], {}],
+    ['json_list_extra_kwargs', ['["acc", {}]'], {'axis': 0}],
+    ['json_bad', ['[acc'], {}],
+    ['list_with_json', [['acc', '["top_k_accuracy", {"top_k": 2}]']], {}],
+]
+
+
+def describe(m):
+    out = {'class': type(m).__name__, 'name': m.name}
+    if isinstance(m, mx.metric.CompositeEvalMetric):
+        out['children'] = [describe(c) for c in m.metrics]
+    out['config'] = m.get_config()
+    return out
+
+
+forms_res = []
+for key, args, kwargs in CREATE_FORMS:
+    try:
+        forms_res.append(describe(mx.metric.create(*args, **kwargs)))
+    except Exception as err:  # noqa: BLE001
+        forms_res.append({'error': type(err).__name__})
+
 acc_str = mx.metric.Accuracy()
 acc_str.update([mx.nd.array(l1)], [mx.nd.array(p1)])
 str_results = {'acc': str(acc_str), 'empty_mse': str(mx.metric.MSE())}
@@ -533,7 +570,7 @@ CALLBACKS['schedule'] = SCHEDULE
 
 golden = {'metrics': [dict(c, **run_metric_case(c)) for c in METRIC_CASES],
           'create': {'names': CREATE_NAMES, 'results': create_res, 'configs': configs,
-                     'str': str_results},
+                     'str': str_results, 'forms': CREATE_FORMS, 'forms_results': forms_res},
           'init': INIT, 'callbacks': CALLBACKS,
           'inputs': {'l1': arr(l1), 'p1': arr(p1), 'l2': arr(l2), 'p2': arr(p2), 'l3': arr(l3),
                      'p3': arr(p3)}}
