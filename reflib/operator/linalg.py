@@ -209,7 +209,9 @@ class Gemm(_Gemm):
     """``alpha * op(A) op(B) + beta * C`` for each matrix of a batch."""
     name = '_linalg_gemm'
     aliases = ('linalg_gemm',)
-    params = dict(_Gemm.params, beta=Param('float', 1.0, doc='scale of C'))
+    # in MXNet's order, which positional calls follow: beta before axis
+    params = {k: _Gemm.params[k] for k in ('transpose_a', 'transpose_b', 'alpha')}
+    params.update(beta=Param('float', 1.0, doc='scale of C'), axis=_Gemm.params['axis'])
 
     def inputs(self, p):
         return ['A', 'B', 'C']

@@ -125,7 +125,10 @@ class _Masked(Operator):
 class SequenceMask(_Masked):
     """``data`` with every step past a sample's length set to ``value``."""
     name = 'SequenceMask'
-    params = dict(_Masked.params, value=Param('float', 0.0, doc='what the padded steps become'))
+    # in MXNet's order, which positional calls follow: use_sequence_length, value, axis
+    params = {'use_sequence_length': _Masked.params['use_sequence_length'],
+              'value': Param('float', 0.0, doc='what the padded steps become'),
+              'axis': _Masked.params['axis']}
 
     def _apply(self, p, env, inputs, x, fill):
         xp = env.xp
