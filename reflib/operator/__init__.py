@@ -8,6 +8,9 @@ shape      Reshape, Flatten, expand_dims, transpose, Concat, SliceChannel, Block
 nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
 conv       Convolution          (spatial: the sliding-window helpers it shares
 pooling    Pooling               with Pooling)
+deconv     Deconvolution (transposed convolution, from Convolution's own pieces)
+resample   UpSampling; GridGenerator, BilinearSampler, SpatialTransformer (sampling grids)
+vision     image layers: Pad, ROIPooling, Correlation
 norm       BatchNorm, LayerNorm, InstanceNorm, GroupNorm
 normalize  dividing by a norm: LRN, L2Normalization
 ctc        CTCLoss (ctc_loss)

@@ -38,7 +38,8 @@ def make_input(rng, spec):
     ``trian<N>`` (batches of N x N matrices with a dominant diagonal in [1, 2] and off-diagonal
     entries in [-0.3, 0.3], both triangles filled: well conditioned, and an operator that reads
     one triangle only shows it), ``small`` ([-0.5, 0.5]: weights and states that do not saturate
-    a recurrent layer).
+    a recurrent layer), ``affine`` (rows of 6 near the identity 2x3 matrix), ``rois<B>_<S>``
+    (ROIPooling's rows ``[batch index < B, x1, y1, x2, y2]``, corners multiples of 0.5 in [-1, S+1)).
     """
     if isinstance(spec, np.ndarray):        # given values (a padded label, lengths)
         return spec.astype(np.float32)
@@ -82,6 +83,19 @@ def make_input(rng, spec):
     match = re.fullmatch(r'index(\d+)', kind)
     if match:
         return rng.randint(0, int(match.group(1)), size=shape).astype(np.float32)
+    if kind == 'affine':
+        # near the identity, so a spatial transformer reads mostly inside the image
+        eye = np.tile(np.array([1, 0, 0, 0, 1, 0], dtype=np.float64), shape[:-1] + (1,))
+        return (eye + rng.uniform(-0.3, 0.3, size=shape)).astype(np.float32)
+    match = re.fullmatch(r'rois(\d+)_(\d+)', kind)
+    if match:
+        # (R, 5) rows [batch index, x1, y1, x2, y2]: corners on a half-pixel lattice, some
+        # outside the image and some reversed, so rounding and clipping are exercised
+        batch, size = int(match.group(1)), int(match.group(2))
+        rois = np.empty(shape, dtype=np.float32)
+        rois[:, 0] = rng.randint(0, batch, size=shape[0])
+        rois[:, 1:] = rng.randint(-2, 2 * size + 2, size=(shape[0], 4)) / 2.0
+        return rois
     match = re.fullmatch(r'spd(\d+)', kind)
     if match:
         n = int(match.group(1))
