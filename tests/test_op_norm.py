@@ -1,6 +1,6 @@
 """Tests for the normalisation layers and losses: LRN, LayerNorm, InstanceNorm, GroupNorm,
 L2Normalization (reflib/operator/norm.py, normalize.py), SVMOutput, softmax_cross_entropy
-(loss.py) and CTCLoss (ctc.py).
+(loss.py), CTCLoss (ctc.py) and SoftmaxActivation (softmax_activation.py).
 
 1. forward outputs and input gradients against golden values recorded from MXNet 1.9.1
    by tests/golden/gen_ops_norm.py (tests/golden/ops_norm.npz);
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from reflib.base import MXNetError, ParamError, ShapeError
-from reflib.operator import get
+from reflib.context import cpu
+from reflib.operator import get, OpEnv
 from reflib.test_utils import check_op_gradient, numeric_grad, op_forward
 from op_golden import GoldenCases, infer_shapes
 
@@ -27,6 +28,12 @@ rng = np.random.RandomState(7)
 def infer(name, in_shapes, params=None, out_shapes=None):
     """(input shapes, output shapes) after shape inference, hidden outputs included."""
     return infer_shapes(name, params or {}, in_shapes, out_shapes)
+
+
+def backward(name, params, heads, inputs, outputs):
+    """One operator's input gradients (a training pass)."""
+    op = get(name)
+    return op.backward(op.parse_params(params), OpEnv(cpu(), True), heads, inputs, outputs, [])
 
 
 def rand(*shape, low=-2.0, high=2.0):
@@ -42,7 +49,7 @@ def test_golden_case(i):
 def test_golden_covers_every_operator():
     names = GOLDEN.operator_names()
     for name in ['LRN', 'LayerNorm', 'InstanceNorm', 'GroupNorm', 'L2Normalization', 'SVMOutput',
-                 'softmax_cross_entropy', 'CTCLoss']:
+                 'softmax_cross_entropy', 'CTCLoss', 'SoftmaxActivation']:
         assert name in names, name
 
 
@@ -107,17 +114,6 @@ def test_softmax_cross_entropy_gradient():
     assert grads[1] is None
 
 
-def _loss_head_grad(name, x, label, params):
-    """(the head's data gradient, which ignores the head gradient, and its label gradient)."""
-    op = get(name)
-    p = op.parse_params(params)
-    env_outs, _ = op_forward(name, [x, label], params, is_train=True)
-    from reflib.context import cpu
-    from reflib.operator import OpEnv
-    grads = op.backward(p, OpEnv(cpu(), True), [np.full(x.shape, 123.0)], [x, label], env_outs, [])
-    return grads
-
-
 @pytest.mark.parametrize('params', [{}, {'use_linear': True}, {'margin': 0.5, 'regularization_coefficient': 2.5},
                                     {'use_linear': True, 'margin': 1.5, 'regularization_coefficient': 0.3}])
 def test_svm_output_is_hinge_gradient(params):
@@ -134,9 +130,26 @@ def test_svm_output_is_hinge_gradient(params):
         hinge = np.where(true, np.maximum(m - x, 0), np.maximum(m + x, 0))
         return c * (hinge ** q).sum()
 
-    grads = _loss_head_grad('SVMOutput', x, label, params)
+    outs = op_forward('SVMOutput', [x, label], params, is_train=True)[0]
+    grads = backward('SVMOutput', params, [np.full(x.shape, 123.0)], [x, label], outs)
     np.testing.assert_allclose(grads[0], numeric_grad(loss, x, 1e-6), rtol=1e-6, atol=1e-6)
     assert grads[1] is None and get('SVMOutput').is_loss
+
+
+@pytest.mark.parametrize('mode,shape', [('instance', (3, 4)), ('instance', (5,)), ('channel', (2, 3, 2)),
+                                        ('channel', (2, 3, 2, 2))])
+def test_softmax_activation_gradient(mode, shape):
+    check_op_gradient('SoftmaxActivation', [rand(*shape)], {'mode': mode})
+
+
+def test_softmax_activation_instance_quirk():
+    """MXNet 1.9.1, instance mode, 3-d data: softmax over the last axis, backward along axis 1."""
+    x, g = rand(2, 3, 4), rand(2, 3, 4)
+    y = op_forward('SoftmaxActivation', [x])[0][0]
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=-1, keepdims=True), rtol=1e-12)
+    dx = backward('SoftmaxActivation', {}, [g], [x], [y])[0]
+    np.testing.assert_allclose(dx, y * (g - (g * y).sum(axis=1, keepdims=True)), rtol=1e-12)
 
 
 CTC_LABELS = np.array([[1, 2, 0], [3, 3, 0], [2, 1, 2]], dtype=np.float64)
@@ -192,13 +205,9 @@ def test_ctc_gives_up_like_mxnet():
     """Labels needing more steps than the sample has: loss 0 and no gradient (MXNet's loss is 0)."""
     scores = rand(4, 2, 3)
     labels = np.array([[1, 1, 1], [1, 2, 0]], dtype=np.float64)        # 1,1,1 needs 5 steps
-    op = get('CTCLoss')
-    p = op.parse_params({})
     loss = op_forward('CTCLoss', [scores, labels])[0][0]
     assert loss[0] == 0 and loss[1] > 0
-    from reflib.context import cpu
-    from reflib.operator import OpEnv
-    grad = op.backward(p, OpEnv(cpu(), True), [np.ones(2)], [scores, labels], [loss], [])[0]
+    grad = backward('CTCLoss', {}, [np.ones(2)], [scores, labels], [loss])[0]
     assert not grad[:, 0].any() and grad[:, 1].any()
 
 
@@ -248,6 +257,12 @@ class TestShapes:
             with pytest.raises(ShapeError, match=r"L2Normalization: mode='%s' needs input 'data' with at least "
                                                  r"3 dims, got shape \(2,3\)" % mode):
                 infer('L2Normalization', [(2, 3)], {'mode': mode})
+
+    def test_softmax_activation(self):
+        assert infer('SoftmaxActivation', [(2, 3)]) == ([(2, 3)], [(2, 3)])
+        with pytest.raises(ShapeError, match=r"SoftmaxActivation: mode='channel' needs input 'data' with at least "
+                                             r"3 dims, got shape \(2,3\)"):
+            infer('SoftmaxActivation', [(2, 3)], {'mode': 'channel'})
 
     def test_svm_output(self):
         assert infer('SVMOutput', [(4, 5), None]) == ([(4, 5), (4,)], [(4, 5)])

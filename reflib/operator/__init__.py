@@ -15,6 +15,7 @@ norm       BatchNorm, LayerNorm, InstanceNorm, GroupNorm
 normalize  dividing by a norm: LRN, L2Normalization
 ctc        CTCLoss (ctc_loss)
 softmax    softmax and log_softmax
+softmax_activation  SoftmaxActivation, the older softmax layer (mode instance/channel)
 dot        dot and batch_dot
 loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
 creation   arrays from nothing: _zeros, _ones, _full (mx.sym.zeros, an RNN's begin state)

@@ -9,7 +9,7 @@ MXNet's forward outputs (is_train=True), fixed head gradients and the input
 gradients MXNet's backward gives, plus ``meta`` (see op_cases.py).  The
 operators: LRN, LayerNorm, InstanceNorm, GroupNorm, L2Normalization (in
 reflib/operator/norm.py and normalize.py), SVMOutput and softmax_cross_entropy
-(loss.py), CTCLoss (ctc.py).
+(loss.py), CTCLoss (ctc.py), SoftmaxActivation (softmax_activation.py).
 
 CTCLoss cases with a label too long for its steps record the forward only:
 MXNet leaves their gradient unwritten (whatever memory held).
@@ -100,6 +100,12 @@ CASES = [
     ('CTCLoss', {}, [(5, 2, 4), values([[1, 1, 1, 1], [1, 0, 0, 0]])], {'grad': False}),
     ('CTCLoss', {'use_data_lengths': True}, [(5, 2, 4), values([[1, 2, 3], [1, 0, 0]]), values([2, 5])],
      {'grad': False}),
+    # SoftmaxActivation: instance mode is a softmax over the last axis whose backward runs along
+    # axis 1 (the true gradient for 2-d data only); channel mode over axis 1
+    ('SoftmaxActivation', {}, [(3, 5)]),
+    ('SoftmaxActivation', {}, [(2, 3, 4)]),
+    ('SoftmaxActivation', {'mode': 'channel'}, [(2, 3, 4)]),
+    ('SoftmaxActivation', {'mode': 'channel'}, [(2, 3, 2, 2)]),
 ]
 
 
