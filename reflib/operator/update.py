@@ -274,7 +274,9 @@ class RmspropalexUpdate(_Update):
     ``delta = gamma2 delta - lr grad / sqrt(n - g^2 + epsilon)``, ``weight += delta``."""
     name = 'rmspropalex_update'
     states = ('n', 'g', 'delta')
-    params = dict(_RMS, gamma2=Param('float', 0.9, doc='momentum of delta'))
+    # in MXNet's order (gamma2 right after gamma1), the order positional parameters fill
+    params = dict(lr=_RMS['lr'], gamma1=_RMS['gamma1'], gamma2=Param('float', 0.9, doc='momentum of delta'),
+                  **{k: v for k, v in _RMS.items() if k not in ('lr', 'gamma1')})
 
     def step(self, p, xp, s):
         w, n, avg, delta = s['weight'], s['n'], s['g'], s['delta']
