@@ -225,7 +225,8 @@ def _forward(params, inputs):
 def test_bad_input_is_refused_with_a_clear_message():
     xs = [x.astype(np.float32) for x in rnn_inputs('lstm')]
     params = rnn_params('lstm')
-    with pytest.raises(ShapeError, match=r"RNN: input 'parameters' must have shape \(56,\) for data of shape \(3,2,3\), got \(55,\)"):
+    with pytest.raises(ShapeError, match=r"RNN: input 'parameters' must have shape \(56,\) for data of "
+                                         r"shape \(3,2,3\), got \(55,\)"):
         _forward(params, [xs[0], xs[1][:-1], xs[2], xs[3]])
     with pytest.raises(ShapeError, match=r"RNN: input 'state_cell' must have shape \(1,2,2\)"):
         _forward(params, xs[:3] + [xs[3][:, :1]])
@@ -431,3 +432,18 @@ def test_module_initializes_a_fused_layer_through_its_attribute():
     assert not args['m_l0_i2h_i_bias'].asnumpy().any()
     weight = args['m_l0_i2h_c_weight'].asnumpy()
     assert np.abs(weight).max() <= 0.1 and weight.std() > 0.01
+
+
+def test_rnn_checkpoints_hold_the_per_gate_arrays(tmp_path):
+    cell = mx.rnn.FusedRNNCell(2, num_layers=2, mode='gru', bidirectional=True, prefix='k_')
+    out, _ = cell.unroll(3, mx.sym.Variable('data'), layout='TNC', merge_outputs=True)
+    size = out.infer_shape(data=(3, 2, 4))[0][1][0]
+    vec = mx.nd.array(np.random.default_rng(10).uniform(-1, 1, size))
+    prefix = str(tmp_path / 'fused')
+    mx.rnn.save_rnn_checkpoint(cell, prefix, 1, out, {'k_parameters': vec}, {})
+    saved = mx.nd.load(prefix + '-0001.params')
+    assert 'arg:k_r1_h2h_z_weight' in saved and 'arg:k_parameters' not in saved
+    assert saved['arg:k_l1_i2h_r_weight'].shape == (2, 4)       # above the first layer: 2 directions x 2
+    _, args, _ = mx.rnn.load_rnn_checkpoint(cell, prefix, 1)
+    assert list(args) == ['k_parameters']
+    np.testing.assert_array_equal(args['k_parameters'].asnumpy(), vec.asnumpy())

@@ -25,15 +25,23 @@ Per step, with ``x`` the layer's input and ``h`` the previous hidden state::
 
 The reset gate multiplies the hidden layer's whole candidate term, bias included, as in
 MXNet (and cuDNN) and as reflib's GRUCell.  In training, ``p`` drops out the output of
-every layer but the last before the next layer reads it.
+every layer but the last before the next layer reads it, as MXNet's plain CPU kernel and
+cuDNN do (its default CPU kernel, oneDNN's, ignores ``p``).
+
+Two options MXNet 1.9.1 computes only with cuDNN are computed here as cuDNN defines them
+(on CPU MXNet's oneDNN kernel accepts and silently ignores them, its plain CPU kernel
+refuses them): ``lstm_state_clip_min/max`` clip every new cell state (a clipped state
+passes no gradient back; with ``lstm_state_clip_nan`` a NaN becomes the lower bound, else
+it stays NaN); ``use_sequence_length`` reads one length per sample from ``sequence_length``,
+and past it the output is 0 and the states stop changing (the backward direction starts at
+the sample's last real step).  ``projection_size`` is only inferred: MXNet's CPU kernel has
+no LSTM projection, and reflib refuses to run it.
 
 Each step is one matrix product for all gates of the whole batch; the input side of every
 step is one product for the whole sequence before the loop.  What backward needs (every
 layer's outputs, gate activations, cell states, dropout masks) forward keeps in a hidden
 output, ``reserve`` (MXNet's reserve space), so backward does not run forward again.
 """
-
-import numpy as np
 
 from ..base import ParamError, ShapeError
 from .common import shape_str
@@ -116,13 +124,6 @@ def _sigmoid(xp, x):
     x += 1
     xp.reciprocal(x, out=x)
     return x
-
-
-def _prev_sequence(xp, seq, first, reverse):
-    """The value before each step: ``first`` then ``seq`` shifted by one in the direction run."""
-    if reverse:
-        return xp.concatenate([seq[1:], first[None]], axis=0)
-    return xp.concatenate([first[None], seq[:-1]], axis=0)
 
 
 @register
@@ -275,7 +276,12 @@ class RNN(Operator):
                 else:
                     drop[...] = 1
                 x = y * drop
-        outs = [x.copy()]
+        out = env.target(0)
+        if out is None:
+            out = x.copy()
+        else:
+            out[...] = x
+        outs = [out]
         if p.state_outputs:
             outs += [h_last, c_last] if p.mode == 'lstm' else [h_last]
         return outs + [reserve_flat]

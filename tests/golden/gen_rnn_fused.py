@@ -11,8 +11,9 @@ It writes tests/golden/rnn_fused.npz holding
   states, the fused cell's unrolled output and final states, and the same computed by
   MXNet from ``unfuse()`` with the unpacked weights;
 * ``meta``: the cases, and per configuration its cell arguments, the unpacked names in
-  MXNet's order with where each lies in the flat vector, the arguments and outputs of the unrolled symbols and, for ``unfuse()``,
-  the cells MXNet stacks (class and prefix).
+  MXNet's order with where each lies in the flat vector, the arguments and outputs of the
+  unrolled symbols and, for ``unfuse()``, the cells MXNet stacks (class and prefix); what
+  unfuse() stacks with dropout, the graph of an NTC unroll, and mx.init.FusedRNN's values.
 """
 
 import json
