@@ -11,7 +11,7 @@ label is (N, L), floats truncated to class indices.  A sample's label ends
 where the padding value first appears -- 0 with ``'first'``, -1 with
 ``'last'`` (what MXNet 1.9.1 does; its documentation of ``blank_label`` says
 the opposite) -- or, with ``use_label_lengths``, after ``label_lengths[n]``
-entries, the padding value then being an ordinary (blank) symbol.  With
+entries, all of which count (a 0 with ``'first'`` is then the blank symbol).  With
 ``use_data_lengths`` only the first ``data_lengths[n]`` steps of sample n
 count; the others get zero gradient.
 
@@ -85,6 +85,11 @@ class _Lattice:
         self.skip_into[:, 2:] = differ & (ext[:, 2:] != blank)
         self.skip_from = xp.zeros((batch, width), dtype=bool)
         self.skip_from[:, :-2] = differ & (ext[:, :-2] != blank)
+        # loss 0 and no gradient: labels that need more steps than there are (MXNet gives
+        # up on them), and samples with no steps at all (an empty label then has probability 1)
+        used = xp.arange(labels.shape[1])[None, :] < label_len[:, None]
+        repeats = (used[:, 1:] & (labels[:, 1:] == labels[:, :-1])).sum(axis=1)
+        self.zero_loss = (label_len + repeats > data_len) | (data_len == 0)
 
     def alpha(self):
         """log P(the first t+1 steps end in extended symbol s), (T, N, S)."""
@@ -212,10 +217,6 @@ class CTCLoss(Operator):
                              % (self.name, classes, shape_str(data.shape)))
         blank = 0 if p.blank_label == 'first' else classes - 1
         lattice = _Lattice(xp, data, labels, label_len, data_len, blank)
-        repeats = (used[:, 1:] & (labels[:, 1:] == labels[:, :-1])).sum(axis=1)
-        # loss 0, no gradient: labels that need more steps than there are (MXNet gives up on
-        # them), and samples with no steps at all (an empty label then has probability 1)
-        lattice.zero_loss = (label_len + repeats > data_len) | (data_len == 0)
         return lattice
 
     def _lengths(self, xp, lengths, batch, most, name):
