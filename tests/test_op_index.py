@@ -50,7 +50,7 @@ def test_golden_case(i):
     GOLDEN.check(i)
 
 
-ADDED = ['take', 'pick', 'one_hot', 'gather_nd', 'scatter_nd', 'slice', 'slice_axis', 'slice_like',
+ADDED = ['take', 'pick', 'one_hot', 'gather_nd', 'scatter_nd', 'slice', 'slice_axis', 'slice_like', 'Crop',
          'tile', 'repeat', 'stack', 'squeeze', 'reshape_like', 'diag', 'depth_to_space', 'space_to_depth',
          'sort', 'argsort', 'topk', 'argmax', 'argmin', 'argmax_channel', 'norm', 'moments', 'prod',
          'nansum', 'nanprod', '_arange', '_linspace', '_eye', '_histogram']
@@ -87,6 +87,8 @@ GRADIENTS = [
     ('slice', {'begin': (1,), 'end': (3,)}, [rand(4, 2)], None),
     ('slice_axis', {'axis': 1, 'begin': -2, 'end': None}, [rand(2, 3)], None),
     ('slice_like', {'axes': (0,)}, [rand(3, 2), rand(2, 5)], [0]),
+    ('Crop', {'num_args': 1, 'h_w': (2, 2), 'offset': (1, 0)}, [rand(1, 2, 3, 3)], None),
+    ('Crop', {'num_args': 2, 'center_crop': True}, [rand(1, 1, 4, 3), rand(1, 1, 2, 1)], [0]),
     ('tile', {'reps': (2, 1, 3)}, [rand(2, 2)], None),
     ('repeat', {'repeats': 2}, [rand(2, 3)], None),
     ('repeat', {'repeats': 3, 'axis': -1}, [rand(2, 2)], None),
@@ -312,6 +314,9 @@ def test_slice_params_round_trip_through_json():
     ('slice_axis', {'axis': 1, 'begin': 0, 'end': 5}, [(2, 3)], 'within'),
     ('slice_like', {}, [(2, 3), (2,)], 'one ndim'),
     ('slice_like', {'axes': (0,)}, [(2, 3), (3, 3)], 'longer'),
+    ('Crop', {'num_args': 1, 'h_w': (2, 3), 'offset': (4, 0)}, [(2, 1, 5, 6)], 'offset'),
+    ('Crop', {'num_args': 1}, [(2, 1, 5, 6)], 'h_w'),
+    ('Crop', {'num_args': 1, 'h_w': (2, 2)}, [(1, 5, 6)], '4-d'),
     ('stack', {'axis': 3}, [(2, 3), (2, 3)], 'axis=3'),
     ('squeeze', {'axis': (1,)}, [(1, 3)], 'size 3'),
     ('reshape_like', {}, [(2, 3), (5,)], '6 elements'),

@@ -200,3 +200,72 @@ class SliceLike(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         data, like = inputs
         return [_backward_into(env.xp, data, self._index(p, data, like), out_grads[0]), None]
+
+
+@register
+class Crop(Operator):
+    """The legacy image crop: an (N, C, H, W) input cut to height and width ``h_w``, or to
+    those of a second input (``num_args=2``: inputs ``arg0``, ``arg1``; the second's values
+    are not read and get a zero gradient).  The window starts at ``offset`` (row, column),
+    or in the middle with ``center_crop`` (rounded down)."""
+    name = 'Crop'
+    key_var_num_args = 'num_args'
+    params = {
+        'num_args': Param('int', doc='1 (size from h_w) or 2 (size from the second input)', low=1, high=2),
+        'offset': Param('shape', (0, 0), doc='(row, column) where the window starts', low=0),
+        'h_w': Param('shape', (0, 0), doc='(height, width) of the window, with num_args=1', low=0),
+        'center_crop': Param('bool', False, doc='start the window in the middle; offset is ignored'),
+    }
+
+    def inputs(self, p):
+        return ['arg%d' % i for i in range(p.num_args)]
+
+    def _window(self, p, data, like):
+        """(row, column, height, width) of the window; None where a size is unknown."""
+        if len(data) != 4:
+            raise ShapeError("Crop: input 'arg0' must be 4-d (N, C, H, W), got shape %s" % shape_str(data))
+        if p.num_args == 2:
+            if like is None:
+                return None
+            if len(like) != 4:
+                raise ShapeError("Crop: input 'arg1' must be 4-d (N, C, H, W), got shape %s" % shape_str(like))
+            h, w = like[2], like[3]
+        else:
+            h, w = p.h_w
+            if h < 1 or w < 1:
+                raise ParamError('Crop: h_w=%s: with num_args=1 the height and width must be at least 1'
+                                 % (tuple(p.h_w),))
+        H, W = data[2], data[3]
+        if not (H and W and h and w):
+            return 0, 0, h, w
+        if h > H or w > W:
+            raise ShapeError("Crop: the window %dx%d is larger than input 'arg0' %s" % (h, w, shape_str(data)))
+        if p.center_crop:
+            return (H - h) // 2, (W - w) // 2, h, w
+        top, left = p.offset
+        if top > H - h or left > W - w:
+            raise ShapeError("Crop: offset=%s puts the %dx%d window past the edge of input 'arg0' %s"
+                             % (tuple(p.offset), h, w, shape_str(data)))
+        return top, left, h, w
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = in_shapes[0]
+        like = in_shapes[1] if p.num_args == 2 else None
+        out = out_shapes[0]
+        if data is not None:
+            window = self._window(p, data, like)
+            if window is not None:
+                out = merge_shape(out, tuple(data[:2]) + tuple(window[2:]), 'Crop output')
+        return list(in_shapes), [out], aux_shapes
+
+    def _index(self, p, inputs):
+        like = inputs[1].shape if p.num_args == 2 else None
+        top, left, h, w = self._window(p, inputs[0].shape, like)
+        return (slice(None), slice(None), slice(top, top + h), slice(left, left + w))
+
+    def forward(self, p, env, inputs, aux):
+        return [fresh_copy(env.xp, inputs[0][self._index(p, inputs)])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        grad = _backward_into(env.xp, inputs[0], self._index(p, inputs), out_grads[0])
+        return [grad] + [None] * (p.num_args - 1)

@@ -60,6 +60,10 @@ SLICING = [
     ('slice_like', {'axes': (1,)}, [(2, 3, 4), (1, 2, 5)]),
     ('slice_like', {'axes': (-1, 0)}, [(3, 4), (2, 2)]),
     ('slice_like', {'axes': (0, 1)}, [(2, 3, 4), (1, 2)]),
+    ('Crop', {'num_args': 1, 'h_w': (2, 3), 'offset': (1, 2)}, [(2, 1, 5, 6)]),
+    ('Crop', {'num_args': 1, 'h_w': (2, 3), 'center_crop': True}, [(1, 2, 5, 6)]),
+    ('Crop', {'num_args': 2, 'center_crop': True}, [(2, 1, 5, 6), (1, 1, 2, 2)]),
+    ('Crop', {'num_args': 2, 'offset': (3, 4)}, [(1, 2, 5, 6), (1, 1, 2, 2)]),
 ]
 
 SHAPE = [
