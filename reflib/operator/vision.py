@@ -12,7 +12,7 @@ import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
 from .registry import format_shape as _fmt_shape
-from .common import scatter_add, sign_of
+from .common import scatter_add
 from ..base import ShapeError, ParamError
 
 
@@ -231,7 +231,8 @@ class Correlation(Operator):
     ``max_displacement``, the patch of data2 moved by it; output channel
     ``(dy/stride2 + r) * (2r+1) + dx/stride2 + r`` (``r = max_displacement // stride2``)
     holds the mean over patch and channels of their product (``is_multiply``) or of
-    ``|a - b|``.  Output size per axis: ``ceil((padded - 2*border) / stride1)`` with
+    ``|a - b|`` (whose gradient, as in MXNet, takes the sign of ``a - b`` as +1 where they
+    are equal).  Output size per axis: ``ceil((padded - 2*border) / stride1)`` with
     ``border = max_displacement + (kernel_size-1)//2``.
 
     The hidden outputs ``tmp1`` and ``tmp2`` are the padded inputs in (N, H, W, C)
@@ -332,7 +333,8 @@ class Correlation(Operator):
                 d1[first] += g * pad2[second]
                 d2[second] += g * pad1[first]
             else:
-                share = g * sign_of(pad1[first] - pad2[second])
+                # MXNet's sign: +1 where the two are equal too
+                share = g * xp.where(pad1[first] >= pad2[second], pad1.dtype.type(1), pad1.dtype.type(-1))
                 d1[first] += share
                 d2[second] -= share
         crop = (Ellipsis, slice(p.pad_size, p.pad_size + shape[2]), slice(p.pad_size, p.pad_size + shape[3]))

@@ -89,6 +89,9 @@ CASES = [
      [(2, 3, 5, 6), ((2, 6), 'affine')]),
     ('SpatialTransformer', {'target_shape': (2, 5), 'transform_type': 'affine', 'sampler_type': 'bilinear'},
      [(1, 2, 3, 4), (1, 6)]),
+    # many equal values: the gradient of |a - b| where a == b
+    ('Correlation', {'kernel_size': 1, 'max_displacement': 1, 'is_multiply': False},
+     [((1, 2, 4, 4), 'ties'), ((1, 2, 4, 4), 'ties')]),
 ]
 
 # the hidden outputs recorded for each case of these operators (BilinearSampler's 'tmp' is
