@@ -92,6 +92,8 @@ CASES = [
     # many equal values: the gradient of |a - b| where a == b
     ('Correlation', {'kernel_size': 1, 'max_displacement': 1, 'is_multiply': False},
      [((1, 2, 4, 4), 'ties'), ((1, 2, 4, 4), 'ties')]),
+    # grid points exactly on pixels: 0 (the centre), 1 (the last pixel), 2 (outside)
+    ('BilinearSampler', {}, [(1, 2, 3, 5), ((1, 2, 3, 3), 'ties')]),
 ]
 
 # the hidden outputs recorded for each case of these operators (BilinearSampler's 'tmp' is
