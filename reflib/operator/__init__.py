@@ -1,8 +1,18 @@
 """All operators.  Importing this package registers every operator module.
 
-elemwise   tensor-tensor and tensor-scalar arithmetic (Symbol's + - * / **), where
-unary      one-input math: exp, log, sqrt, relu, sigmoid, tanh, clip, ...
-broadcast  broadcast_add/sub/mul/div, broadcast_to, broadcast_axis
+elemwise   tensor-tensor and tensor-scalar arithmetic (Symbol's + - * / ** %), maximum,
+           minimum, hypot, add_n, where
+unary      one-input math: exp, log, sqrt, rsqrt, cbrt, relu, sigmoid, tanh, clip,
+           smooth_l1, ..., and Cast
+trig       sin, cos, tan, their inverses and hyperbolic forms, degrees, radians
+special    gamma, gammaln, erf, erfinv
+rounding   round, rint, fix, trunc, floor, ceil
+compare    ==, !=, >, >=, <, <= and logical and/or/xor/not (same-shape, broadcast,
+           scalar forms)
+broadcast  broadcast_add/sub/mul/div/maximum/minimum/power/hypot/mod, broadcast_to,
+           broadcast_axis, broadcast_like
+binary_math  the math of maximum, power, mod, the comparisons, ... shared by their
+           same-shape, broadcast and scalar forms (no operators)
 reduce     sum, mean, max, min over axes
 shape      Reshape, Flatten, expand_dims, transpose, Concat, SliceChannel, BlockGrad
 nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
@@ -37,7 +47,7 @@ import pkgutil
 from .registry import Operator, Param, register, get, list_operators, OpEnv  # noqa: F401
 
 # Importing a family registers its operators; every module in this package is one
-# (common, spatial and registry register none).
+# (common, spatial, binary_math and registry register none).
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module('.' + _module, __name__)
 del _module

@@ -1,5 +1,6 @@
-"""Broadcasting: ``broadcast_add/sub/mul/div`` (numpy rules between two
-inputs), ``broadcast_to`` and ``broadcast_axis``.
+"""Broadcasting: ``broadcast_add/sub/mul/div/maximum/minimum/power/hypot/mod``
+(numpy rules between two inputs), ``broadcast_to``, ``broadcast_axis`` and
+``broadcast_like``.  (The broadcast comparisons are in compare.py.)
 
 The backward of a broadcast sums the gradient over the axes that were
 stretched (``sum_to``), so each input gets a gradient of its own shape.
@@ -7,6 +8,7 @@ stretched (``sum_to``), so each input gets a gradient of its own shape.
 
 from .registry import Operator, Param, register, merge_shape
 from .common import shape_str, normalize_axis, fresh_copy, sum_to
+from .binary_math import MAXIMUM, MINIMUM, POWER, HYPOT, MOD
 from ..base import ParamError, ShapeError
 
 
@@ -100,6 +102,54 @@ class BroadcastDiv(_Broadcast):
         return g / b, -g * a / (b * b)
 
 
+class MathBroadcast(_Broadcast):
+    """``fn`` (a binary_math.BinaryFn, shared with the same-shape and scalar forms)
+    between two broadcast inputs."""
+    fn = None
+
+    def forward(self, p, env, inputs, aux):
+        lhs, rhs = inputs
+        _broadcast_shape(self.name, lhs.shape, rhs.shape)
+        return [self.fn.value(env.xp, lhs, rhs)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        (lhs, rhs), g, xp = inputs, out_grads[0], env.xp
+        if not self.fn.differentiable:
+            return [xp.zeros_like(lhs), xp.zeros_like(rhs)]
+        y = outputs[0]
+        return [sum_to(g * self.fn.d_lhs(xp, lhs, rhs, y), lhs.shape),
+                sum_to(g * self.fn.d_rhs(xp, lhs, rhs, y), rhs.shape)]
+
+
+@register
+class BroadcastMaximum(MathBroadcast):
+    """The larger of lhs and rhs (NaN if either is); a tie gives lhs the gradient."""
+    name, fn = 'broadcast_maximum', MAXIMUM
+
+
+@register
+class BroadcastMinimum(MathBroadcast):
+    """The smaller of lhs and rhs (NaN if either is); a tie gives lhs the gradient."""
+    name, fn = 'broadcast_minimum', MINIMUM
+
+
+@register
+class BroadcastPower(MathBroadcast):
+    """lhs ** rhs (MXNet's ``mx.nd.power`` of two arrays)."""
+    name, fn = 'broadcast_power', POWER
+
+
+@register
+class BroadcastHypot(MathBroadcast):
+    name, fn = 'broadcast_hypot', HYPOT
+
+
+@register
+class BroadcastMod(MathBroadcast):
+    """lhs mod rhs with the sign of rhs, 0 where rhs is 0."""
+    name, fn = 'broadcast_mod', MOD
+
+
 @register
 class BroadcastTo(Operator):
     """Repeat size-1 axes to reach ``shape`` (same ndim; a 0 in ``shape`` keeps that input dim)."""
@@ -168,3 +218,63 @@ class BroadcastAxis(Operator):
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [sum_to(out_grads[0], inputs[0].shape)]
+
+
+@register
+class BroadcastLike(Operator):
+    """``lhs`` broadcast to the shape of ``rhs`` (whose values are not read).
+
+    Without axes (or with only one of the two lists, as MXNet) lhs and rhs have
+    as many dims and lhs grows its size-1 dims.  With ``lhs_axes`` and
+    ``rhs_axes`` the size-1 axis ``lhs_axes[i]`` of lhs takes the size of axis
+    ``rhs_axes[i]`` of rhs, and the other dims stay.  rhs gets a zero gradient.
+    """
+    name = 'broadcast_like'
+    params = {'lhs_axes': Param('shape_or_none', None, doc='axes of lhs to grow (with rhs_axes)'),
+              'rhs_axes': Param('shape_or_none', None, doc='the axes of rhs whose sizes they take')}
+
+    def inputs(self, p):
+        return ['lhs', 'rhs']
+
+    def _out_shape(self, p, lhs, rhs):
+        if p.lhs_axes is None or p.rhs_axes is None:
+            if len(lhs) != len(rhs):
+                raise ShapeError("broadcast_like: input 'lhs' of shape %s cannot be broadcast like 'rhs' of "
+                                 "shape %s (the number of dims must match)" % (shape_str(lhs), shape_str(rhs)))
+            out = []
+            for left, right in zip(lhs, rhs):
+                if left and right and left != right and left != 1:
+                    raise ShapeError("broadcast_like: input 'lhs' of shape %s cannot be broadcast like 'rhs' of "
+                                     "shape %s (only size-1 dims can grow)" % (shape_str(lhs), shape_str(rhs)))
+                out.append(right if right else (0 if left == 1 else left))
+            return tuple(out)
+        if len(p.lhs_axes) != len(p.rhs_axes) or not p.lhs_axes:
+            raise ParamError('broadcast_like: lhs_axes=%s and rhs_axes=%s must be non-empty and of one length'
+                             % (tuple(p.lhs_axes), tuple(p.rhs_axes)))
+        out = list(lhs)
+        for la, ra in zip(p.lhs_axes, p.rhs_axes):
+            la = normalize_axis(self.name, 'lhs_axes', la, len(lhs))
+            ra = normalize_axis(self.name, 'rhs_axes', ra, len(rhs))
+            if lhs[la] and lhs[la] != 1:
+                raise ShapeError("broadcast_like: axis %d of input 'lhs' (shape %s) must have size 1 to take "
+                                 "the size of axis %d of 'rhs' (shape %s)" % (la, shape_str(lhs), ra, shape_str(rhs)))
+            out[la] = rhs[ra]
+        return tuple(out)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        lhs, rhs = in_shapes
+        out = out_shapes[0]
+        if lhs is not None and rhs is not None:
+            out = merge_shape(out, self._out_shape(p, lhs, rhs), 'broadcast_like output')
+        return [lhs, rhs], [out], aux_shapes
+
+    def backward_reads(self, p):
+        return [], []
+
+    def forward(self, p, env, inputs, aux):
+        lhs, rhs = inputs
+        return [fresh_copy(env.xp, env.xp.broadcast_to(lhs, self._out_shape(p, lhs.shape, rhs.shape)))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        lhs, rhs = inputs
+        return [sum_to(out_grads[0], lhs.shape), env.xp.zeros_like(rhs)]

@@ -1,17 +1,27 @@
-"""Unary math: ``exp``, ``log``, ``sqrt``, ``square``, ``abs``, ``negative``,
-``reciprocal``, ``sign``, ``relu``, ``sigmoid``, ``tanh`` and ``clip``.
+"""Unary math: ``exp``, ``log``, ``log2``, ``log10``, ``log1p``, ``expm1``, ``sqrt``,
+``rsqrt``, ``cbrt``, ``rcbrt``, ``square``, ``abs``, ``negative``, ``reciprocal``,
+``sign``, ``relu``, ``sigmoid``, ``hard_sigmoid``, ``softsign``, ``tanh``, ``clip``,
+``smooth_l1``, and ``Cast`` (a change of dtype).
 
 Each is one class with its forward ``fn`` and its derivative ``deriv`` side by
 side; the backward is ``out_grad * deriv(x, y)``.  Python scalars meet arrays
-only as ``x.dtype.type(value)``, so float32 data stays float32.
+only as ``x.dtype.type(value)``, so float32 data stays float32.  Outside an
+operator's domain the IEEE answer comes back without a warning, as in MXNet
+(log of a negative number is NaN, of 0 is -inf).  The trigonometric family is
+in trig.py, gamma and erf in special.py, rounding in rounding.py.
 """
+
+import math
+
+import numpy as np
 
 from .registry import Operator, Param, register
 from .common import sign_of
+from ..base import TypeInferError
 
 
 # ================================================================ unary math
-class _Unary(Operator):
+class UnaryMath(Operator):
     """One input, same-shape output; ``backward = out_grad * deriv(x, y)``."""
 
     def fn(self, xp, x):
@@ -22,14 +32,26 @@ class _Unary(Operator):
         raise NotImplementedError
 
     def forward(self, p, env, inputs, aux):
-        return [self.fn(env.xp, inputs[0])]
+        with np.errstate(all='ignore'):
+            return [self.fn(env.xp, inputs[0])]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [out_grads[0] * self.deriv(env.xp, inputs[0], outputs[0])]
+        with np.errstate(all='ignore'):
+            return [out_grads[0] * self.deriv(env.xp, inputs[0], outputs[0])]
+
+
+class ZeroGradient(UnaryMath):
+    """A piecewise-constant function (rounding, sign): its gradient is zero everywhere."""
+
+    def backward_reads(self, p):
+        return [], []
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [env.xp.zeros_like(inputs[0])]
 
 
 @register
-class Exp(_Unary):
+class Exp(UnaryMath):
     name = 'exp'
 
     def fn(self, xp, x):
@@ -40,7 +62,7 @@ class Exp(_Unary):
 
 
 @register
-class Log(_Unary):
+class Log(UnaryMath):
     """Natural log; the gradient is 1/x (so -inf/nan inputs follow IEEE rules, as in MXNet)."""
     name = 'log'
 
@@ -52,7 +74,7 @@ class Log(_Unary):
 
 
 @register
-class Sqrt(_Unary):
+class Sqrt(UnaryMath):
     """Square root; gradient 0.5/sqrt(x) (inf at 0, as in MXNet)."""
     name = 'sqrt'
 
@@ -64,7 +86,89 @@ class Sqrt(_Unary):
 
 
 @register
-class Square(_Unary):
+class Rsqrt(UnaryMath):
+    """1/sqrt(x); gradient -0.5 * out**3 (-inf at 0)."""
+    name = 'rsqrt'
+
+    def fn(self, xp, x):
+        return 1 / xp.sqrt(x)
+
+    def deriv(self, xp, x, y):
+        return -0.5 * y * y * y
+
+
+@register
+class Cbrt(UnaryMath):
+    """Cube root (real, so negative inputs have one); gradient 1 / (3 * out**2)."""
+    name = 'cbrt'
+
+    def fn(self, xp, x):
+        return xp.cbrt(x)
+
+    def deriv(self, xp, x, y):
+        return 1 / (3 * y * y)
+
+
+@register
+class Rcbrt(UnaryMath):
+    """1 / cbrt(x); gradient -1 / (3 * x * cbrt(x))."""
+    name = 'rcbrt'
+
+    def fn(self, xp, x):
+        return 1 / xp.cbrt(x)
+
+    def deriv(self, xp, x, y):
+        return -1 / (3 * x * xp.cbrt(x))
+
+
+@register
+class Log2(UnaryMath):
+    name = 'log2'
+
+    def fn(self, xp, x):
+        return xp.log2(x)
+
+    def deriv(self, xp, x, y):
+        return 1 / (x * x.dtype.type(math.log(2)))
+
+
+@register
+class Log10(UnaryMath):
+    name = 'log10'
+
+    def fn(self, xp, x):
+        return xp.log10(x)
+
+    def deriv(self, xp, x, y):
+        return 1 / (x * x.dtype.type(math.log(10)))
+
+
+@register
+class Log1p(UnaryMath):
+    """log(1 + x), accurate for small x; gradient 1 / (1 + x)."""
+    name = 'log1p'
+
+    def fn(self, xp, x):
+        return xp.log1p(x)
+
+    def deriv(self, xp, x, y):
+        return 1 / (1 + x)
+
+
+@register
+class Expm1(UnaryMath):
+    """exp(x) - 1, accurate for small x; gradient exp(x)."""
+    name = 'expm1'
+
+    def fn(self, xp, x):
+        return xp.expm1(x)
+
+    def deriv(self, xp, x, y):
+        return xp.exp(x)
+
+
+@register
+class Square(UnaryMath):
     name = 'square'
 
     def fn(self, xp, x):
@@ -75,7 +179,7 @@ class Square(_Unary):
 
 
 @register
-class Abs(_Unary):
+class Abs(UnaryMath):
     """|x|; gradient sign(x), which is 0 at 0 (and at NaN)."""
     name = 'abs'
 
@@ -87,7 +191,7 @@ class Abs(_Unary):
 
 
 @register
-class Negative(_Unary):
+class Negative(UnaryMath):
     name = 'negative'
 
     def fn(self, xp, x):
@@ -98,7 +202,7 @@ class Negative(_Unary):
 
 
 @register
-class Reciprocal(_Unary):
+class Reciprocal(UnaryMath):
     """1/x; gradient -1/x**2."""
     name = 'reciprocal'
 
@@ -110,19 +214,16 @@ class Reciprocal(_Unary):
 
 
 @register
-class Sign(_Unary):
+class Sign(ZeroGradient):
     """-1, 0 or 1 (0 for NaN, as in MXNet); the gradient is zero everywhere."""
     name = 'sign'
 
     def fn(self, xp, x):
         return sign_of(x)
 
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        return [env.xp.zeros_like(inputs[0])]
-
 
 @register
-class Relu(_Unary):
+class Relu(UnaryMath):
     """max(x, 0); gradient 1 where x > 0, else 0 (0 at x == 0)."""
     name = 'relu'
 
@@ -134,7 +235,7 @@ class Relu(_Unary):
 
 
 @register
-class Sigmoid(_Unary):
+class Sigmoid(UnaryMath):
     """1 / (1 + exp(-x)); gradient y * (1 - y)."""
     name = 'sigmoid'
 
@@ -146,7 +247,41 @@ class Sigmoid(_Unary):
 
 
 @register
-class Tanh(_Unary):
+class HardSigmoid(UnaryMath):
+    """alpha * x + beta limited to [0, 1]; the gradient is alpha strictly inside, 0 at and
+    beyond the ends (and at NaN).  MXNet puts no bounds on alpha and beta."""
+    name = 'hard_sigmoid'
+    params = {'alpha': Param('float', 0.2, doc='slope'),
+              'beta': Param('float', 0.5, doc='offset')}
+
+    def _line(self, p, x):
+        return x.dtype.type(p.alpha) * x + x.dtype.type(p.beta)
+
+    def forward(self, p, env, inputs, aux):
+        line = self._line(p, inputs[0])
+        one = line.dtype.type(1)
+        return [env.xp.where(line > one, one, env.xp.where(line < 0, line.dtype.type(0), line))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        line = self._line(p, inputs[0])
+        return [out_grads[0] * ((line > 0) & (line < 1)) * line.dtype.type(p.alpha)]
+
+
+@register
+class Softsign(UnaryMath):
+    """x / (1 + |x|); gradient 1 / (1 + |x|)**2."""
+    name = 'softsign'
+
+    def fn(self, xp, x):
+        return x / (1 + xp.abs(x))
+
+    def deriv(self, xp, x, y):
+        d = 1 + xp.abs(x)
+        return 1 / (d * d)
+
+
+@register
+class Tanh(UnaryMath):
     """tanh(x); gradient 1 - y**2."""
     name = 'tanh'
 
@@ -158,7 +293,7 @@ class Tanh(_Unary):
 
 
 @register
-class Clip(_Unary):
+class Clip(UnaryMath):
     """Limit values to [a_min, a_max].
 
     As in MXNet: values above a_max become a_max, then values below a_min
@@ -179,3 +314,67 @@ class Clip(_Unary):
         x = inputs[0]
         lo, hi = x.dtype.type(p.a_min), x.dtype.type(p.a_max)
         return [out_grads[0] * ~((x < lo) | (x > hi))]
+
+
+@register
+class SmoothL1(UnaryMath):
+    """The smooth L1 loss of ``data``, elementwise, with s = ``scalar``:
+    0.5 * (s*x)**2 where |x| < 1/s**2, |x| - 0.5/s**2 elsewhere.
+
+    The gradient is s**2 * x inside and sign(x) outside.  MXNet accepts any scalar.
+    """
+    name = 'smooth_l1'
+    params = {'scalar': Param('float', 1.0, doc='s: the quadratic part spans |x| < 1/s**2')}
+
+    def forward(self, p, env, inputs, aux):
+        x, xp = inputs[0], env.xp
+        s2 = x.dtype.type(p.scalar) * x.dtype.type(p.scalar)
+        with np.errstate(all='ignore'):
+            edge = 1 / s2
+            half = x.dtype.type(0.5) / s2
+            inside = x.dtype.type(0.5) * x * x * s2
+            return [xp.where(x > edge, x - half, xp.where(x < -edge, -x - half, inside))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x, xp = inputs[0], env.xp
+        s2 = x.dtype.type(p.scalar) * x.dtype.type(p.scalar)
+        with np.errstate(all='ignore'):
+            edge = 1 / s2
+            one = x.dtype.type(1)
+            slope = xp.where(x > edge, one, xp.where(x < -edge, -one, s2 * x))
+        return [out_grads[0] * slope]
+
+
+# ================================================================ dtype
+# MXNet's Cast choices; reflib (numpy) has no bfloat16, so that one is refused when used
+CAST_DTYPES = ('bfloat16', 'bool', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8')
+
+
+@register
+class Cast(Operator):
+    """The input converted to ``dtype`` (float to int truncates toward zero; out-of-range
+    values wrap as C conversions do on x86); the gradient is converted back to the
+    input's dtype."""
+    name = 'Cast'
+    aliases = ('cast',)
+    params = {'dtype': Param('enum', choices=CAST_DTYPES, doc='the output dtype')}
+
+    def _dtype(self, p):
+        if p.dtype == 'bfloat16':
+            raise TypeInferError('Cast: dtype bfloat16 is not supported by reflib (numpy has no bfloat16)')
+        return np.dtype(p.dtype)
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        # the output's dtype says nothing about the input's
+        return list(in_types), [self._dtype(p)], aux_types
+
+    def backward_reads(self, p):
+        return [], []
+
+    def forward(self, p, env, inputs, aux):
+        with np.errstate(all='ignore'):
+            return [inputs[0].astype(self._dtype(p))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        with np.errstate(all='ignore'):
+            return [out_grads[0].astype(inputs[0].dtype)]
