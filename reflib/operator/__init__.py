@@ -13,7 +13,7 @@ broadcast  broadcast_add/sub/mul/div/maximum/minimum/power/hypot/mod, broadcast_
            broadcast_axis, broadcast_like
 binary_math  the math of maximum, power, mod, the comparisons, ... shared by their
            same-shape, broadcast and scalar forms (no operators)
-reduce     sum, mean, max, min over axes
+reduce     sum, mean, max, min, prod, nansum, nanprod, norm, moments over axes
 shape      Reshape, Flatten, expand_dims, transpose, Concat, SliceChannel, BlockGrad
 nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
 conv       Convolution          (spatial: the sliding-window helpers it shares
