@@ -28,7 +28,7 @@ softmax    softmax and log_softmax
 softmax_activation  SoftmaxActivation, the older softmax layer (mode instance/channel)
 dot        dot and batch_dot
 loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
-creation   arrays from nothing: _zeros, _ones, _full (mx.sym.zeros, an RNN's begin state)
+creation   arrays from nothing: _zeros, _ones, _full (an RNN's begin state), _arange, _linspace, _eye
 sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
 rnn        the fused recurrent layer RNN (stacked RNN/LSTM/GRU, one flat parameter vector)
 indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd
