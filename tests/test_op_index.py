@@ -339,7 +339,8 @@ def test_bad_shapes_and_params_are_refused_clearly(name, params, shapes, fragmen
 
 
 @pytest.mark.parametrize('params,fragment', [
-    ({'start': 1, 'stop': 1}, 'empty range'), ({'start': 3, 'stop': 1}, 'empty range'), ({'start': 0, 'step': 0}, 'step'),
+    ({'start': 1, 'stop': 1}, 'empty range'), ({'start': 3, 'stop': 1}, 'empty range'),
+    ({'start': 0, 'step': 0}, 'step'),
 ])
 def test_arange_refuses_empty_ranges(params, fragment):
     with pytest.raises(ParamError, match=fragment):
