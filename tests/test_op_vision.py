@@ -93,21 +93,20 @@ DECONV = [
 
 
 def deconv_inputs(shape, params):
-    op = get('Deconvolution')
     ins, _ = infer_shapes('Deconvolution', params, [shape, None] + ([] if params.get('no_bias', True) else [None]))
-    return [rand(*s, seed=k) for k, s in enumerate(ins)], op
+    return [rand(*s, seed=k) for k, s in enumerate(ins)]
 
 
 @pytest.mark.parametrize('shape,params', DECONV)
 def test_deconvolution_gradient(shape, params):
-    inputs, _ = deconv_inputs(shape, params)
+    inputs = deconv_inputs(shape, params)
     check_op_gradient('Deconvolution', inputs, params)
 
 
 @pytest.mark.parametrize('shape,params', DECONV)
 def test_deconvolution_is_the_adjoint_of_convolution(shape, params):
     """<deconv(x, w), y> == <x, conv(y, w)> for the convolution with the same geometry."""
-    (x, w), rest = deconv_inputs(shape, dict(params, no_bias=True))[0], None
+    x, w = deconv_inputs(shape, dict(params, no_bias=True))
     (out,), _ = op_forward('Deconvolution', [x, w], dict(params, no_bias=True))
     y = rand(*out.shape, seed=9)
     op = get('Deconvolution')

@@ -79,7 +79,8 @@ CASES = [
      [(1, 2, 7, 8), (1, 2, 7, 8)]),
     ('Correlation', {'kernel_size': 1, 'max_displacement': 2, 'stride2': 1, 'pad_size': 1, 'is_multiply': False},
      [(2, 2, 5, 5), (2, 2, 5, 5)]),
-    ('Correlation', {'kernel_size': 3, 'max_displacement': 0, 'stride1': 1, 'pad_size': 1}, [(1, 3, 4, 5), (1, 3, 4, 5)]),
+    ('Correlation', {'kernel_size': 3, 'max_displacement': 0, 'stride1': 1, 'pad_size': 1},
+     [(1, 3, 4, 5), (1, 3, 4, 5)]),
     # ------------------------------------------------- grids and bilinear sampling
     ('GridGenerator', {'transform_type': 'affine', 'target_shape': (3, 4)}, [(2, 6)]),
     ('GridGenerator', {'transform_type': 'warp'}, [(2, 2, 3, 4)]),
@@ -152,7 +153,7 @@ def record_hidden(arrays, meta):
         if case['op'] not in HIDDEN_OPS:
             continue
         name, params = CASES[i][:2]
-        xs = op_cases_inputs(arrays, i, case['n_in'])
+        xs = [arrays['c%d_in%d' % (i, j)] for j in range(case['n_in'])]
         sym = getattr(mx.sym, name)(*[mx.sym.Variable('in%d' % j) for j in range(len(xs))], name='node', **params)
         exe = sym.simple_bind(mx.cpu(), grad_req='null', **{'in%d' % j: x.shape for j, x in enumerate(xs)})
         for j, x in enumerate(xs):
@@ -171,10 +172,6 @@ def record_hidden(arrays, meta):
             arrays['h%d_%s' % (i, hidden)] = seen['node_' + hidden]
         recorded.append([i, names])
     meta['hidden'] = recorded
-
-
-def op_cases_inputs(arrays, i, n_in):
-    return [arrays['c%d_in%d' % (i, j)] for j in range(n_in)]
 
 
 def record_partial(meta):
