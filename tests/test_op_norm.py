@@ -1,6 +1,7 @@
 """Tests for the normalisation layers and losses: LRN, LayerNorm, InstanceNorm, GroupNorm,
 L2Normalization (reflib/operator/norm.py, normalize.py), SVMOutput, softmax_cross_entropy
-(loss.py), CTCLoss (ctc.py) and SoftmaxActivation (softmax_activation.py).
+(loss.py), CTCLoss (ctc.py), SoftmaxActivation (softmax_activation.py) and
+IdentityAttachKLSparseReg (kl_sparse_reg.py).
 
 1. forward outputs and input gradients against golden values recorded from MXNet 1.9.1
    by tests/golden/gen_ops_norm.py (tests/golden/ops_norm.npz);
@@ -78,6 +79,27 @@ def test_names_and_defaults():
     assert ctc.outputs(both) == ['output0'] and parsed('CTCLoss').blank_label == 'first'
     with pytest.raises(ParamError, match='nsize'):
         get('LRN').parse_params({})
+
+
+def test_kl_sparse_reg_two_training_steps():
+    """MXNet's outputs, gradients and moving averages, the average updated in backward."""
+    arrays, meta = GOLDEN.arrays, GOLDEN.meta['kl_sparse_reg']
+    op = get('IdentityAttachKLSparseReg')
+    p = op.parse_params(meta['params'])
+    assert ['node_' + n for n in op.aux(p)] == meta['aux_names']
+    assert op.aux_init(p) == {'moving_avg': 'zero'} and meta['aux_init'] == '["zero", {}]'
+    env = OpEnv(cpu(), True)
+    avg = arrays['kl_aux0'].copy()
+    for step in (1, 2):
+        x = arrays['kl_in%d' % step]
+        before = avg.copy()
+        out = op.forward(p, env, [x], [avg])
+        np.testing.assert_array_equal(out[0], arrays['kl_out%d' % step])
+        np.testing.assert_array_equal(avg, before)                  # forward leaves it
+        grad = op.backward(p, env, [arrays['kl_head%d' % step]], [x], out, [avg])[0]
+        np.testing.assert_allclose(avg, arrays['kl_aux%d' % step], rtol=1e-6)
+        np.testing.assert_allclose(grad, arrays['kl_grad%d' % step], rtol=1e-5, atol=1e-6)
+        assert grad.dtype == avg.dtype == np.float32
 
 
 # ============================================================ 2. finite differences
@@ -263,6 +285,14 @@ class TestShapes:
         with pytest.raises(ShapeError, match=r"SoftmaxActivation: mode='channel' needs input 'data' with at least "
                                              r"3 dims, got shape \(2,3\)"):
             infer('SoftmaxActivation', [(2, 3)], {'mode': 'channel'})
+
+    def test_kl_sparse_reg(self):
+        op = get('IdentityAttachKLSparseReg')
+        p = op.parse_params({})
+        assert op.infer_shape(p, [(4, 3)], [None], [None]) == ([(4, 3)], [(4, 3)], [(3,)])
+        with pytest.raises(ShapeError, match=r"IdentityAttachKLSparseReg: input 'data' must be 2-d \(batch, units\), "
+                                             r"got shape \(4,3,2\)"):
+            op.infer_shape(p, [(4, 3, 2)], [None], [None])
 
     def test_svm_output(self):
         assert infer('SVMOutput', [(4, 5), None]) == ([(4, 5), (4,)], [(4, 5)])

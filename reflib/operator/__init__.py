@@ -26,6 +26,7 @@ normalize  dividing by a norm: LRN, L2Normalization
 ctc        CTCLoss (ctc_loss)
 softmax    softmax and log_softmax
 softmax_activation  SoftmaxActivation, the older softmax layer (mode instance/channel)
+kl_sparse_reg  IdentityAttachKLSparseReg (a sparseness penalty added in backward)
 dot        dot and batch_dot
 loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
 creation   arrays from nothing: _zeros, _ones, _full (an RNN's begin state), _arange, _linspace, _eye

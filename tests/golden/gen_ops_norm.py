@@ -9,7 +9,11 @@ MXNet's forward outputs (is_train=True), fixed head gradients and the input
 gradients MXNet's backward gives, plus ``meta`` (see op_cases.py).  The
 operators: LRN, LayerNorm, InstanceNorm, GroupNorm, L2Normalization (in
 reflib/operator/norm.py and normalize.py), SVMOutput and softmax_cross_entropy
-(loss.py), CTCLoss (ctc.py), SoftmaxActivation (softmax_activation.py).
+(loss.py), CTCLoss (ctc.py), SoftmaxActivation (softmax_activation.py),
+IdentityAttachKLSparseReg (kl_sparse_reg.py).
+
+IdentityAttachKLSparseReg, whose moving average changes in backward, gets two
+training steps of its own (keys ``kl_*``, ``meta['kl_sparse_reg']``).
 
 CTCLoss cases with a label too long for its steps record the forward only:
 MXNet leaves their gradient unwritten (whatever memory held).
@@ -109,9 +113,34 @@ CASES = [
 ]
 
 
+# IdentityAttachKLSparseReg updates its auxiliary state in backward, which record_cases
+# does not keep: two training steps recorded here, from a given moving average
+KL_PARAMS = {'sparseness_target': 0.2, 'penalty': 0.01, 'momentum': 0.8}
+
+
+def record_kl_sparse_reg(arrays, meta):
+    rng = np.random.RandomState(5)
+    sym = mx.sym.IdentityAttachKLSparseReg(mx.sym.Variable('data'), name='node', **KL_PARAMS)
+    exe = sym.simple_bind(mx.cpu(), data=(4, 3))
+    arrays['kl_aux0'] = np.array([0.3, 0.5, 0.6], np.float32)
+    exe.aux_dict['node_moving_avg'][:] = arrays['kl_aux0']
+    for step in (1, 2):
+        x = rng.uniform(0.05, 0.95, (4, 3)).astype(np.float32)
+        head = rng.normal(size=(4, 3)).astype(np.float32)
+        exe.arg_dict['data'][:] = x
+        arrays['kl_out%d' % step] = exe.forward(is_train=True)[0].asnumpy()
+        exe.backward([mx.nd.array(head)])
+        arrays['kl_in%d' % step], arrays['kl_head%d' % step] = x, head
+        arrays['kl_grad%d' % step] = exe.grad_dict['data'].asnumpy()
+        arrays['kl_aux%d' % step] = exe.aux_dict['node_moving_avg'].asnumpy()
+    meta['kl_sparse_reg'] = {'params': KL_PARAMS, 'aux_names': sym.list_auxiliary_states(),
+                             'aux_init': json.loads(sym.tojson())['nodes'][1]['attrs']['__init__']}
+
+
 def main():
     arrays, meta = {}, {}
     op_cases.record_cases(mx, CASES, arrays, meta)
+    record_kl_sparse_reg(arrays, meta)
     arrays['meta'] = np.array(json.dumps(meta))
     np.savez_compressed(OUT, **arrays)
     print('wrote %s: %d cases, %d bytes' % (OUT, len(CASES), os.path.getsize(OUT)))
