@@ -570,8 +570,11 @@ class Executor:
         new_args = [resized(n, a, s) for n, a, s in zip(self._arg_names, self.arg_arrays, arg_shapes)]
         new_grads = [resized(n, g, s) for n, g, s in zip(self._arg_names, self._grads, arg_shapes)]
         new_aux = [resized(n, a, s) for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
-        return Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_req, new_aux,
-                        self._group2ctx)
+        reshaped = Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_req, new_aux,
+                            self._group2ctx)
+        if self._monitor is not None:   # the monitor keeps watching, as MXNet rebinds its callback
+            reshaped.set_monitor_callback(self._monitor, self._monitor_all)
+        return reshaped
 
     def memory_report(self):
         """The bytes this executor holds, from its memory plan (see executor/memory.py).
@@ -647,7 +650,9 @@ class Executor:
         lines.append('memory: %d values in %d blocks, %s (%s unshared) + outputs %s; '
                      '%d computed in place' % (mem['entries'], mem['blocks'], _mb(mem['planned']),
                                                _mb(mem['unshared']), _mb(mem['outputs']), mem['inplace']))
-        lines.append('Total %s allocated' % _mb(mem['total']))
+        lines.append('total %s' % _mb(mem['total']))
+        # MXNet's last words: the planned memory, outputs included, in whole MB (rounded down)
+        lines.append('Total %d MB allocated' % (mem['total'] >> 20))
         return '\n'.join(lines)
 
 

@@ -76,6 +76,33 @@ def merge_outputs(outputs, major_axis):
     return merged
 
 
+def per_device_group2ctxs(group2ctxs, num_devices):
+    """One ``{ctx_group: Context}`` (or None) per device, from what Module accepts as MXNet does:
+    a list with one dict per device, or one dict whose values are a Context (the same for
+    every device) or a list of one Context per device (or of one Context for all)."""
+    if group2ctxs is None:
+        return [None] * num_devices
+    if isinstance(group2ctxs, (list, tuple)):
+        if len(group2ctxs) != num_devices:
+            raise MXNetError('group2ctxs has %d entries for %d contexts' % (len(group2ctxs), num_devices))
+        return list(group2ctxs)
+    if not isinstance(group2ctxs, dict):
+        raise MXNetError('group2ctxs must be a dict of ctx_group -> Context (or a list of one Context per '
+                         'device), or a list of such dicts, got %r' % (group2ctxs,))
+    per_device = [{} for _ in range(num_devices)]
+    for group, where in group2ctxs.items():
+        if isinstance(where, (list, tuple)):
+            if len(where) == 1:          # one context for every device, as MXNet reads it
+                where = list(where) * num_devices
+            if len(where) != num_devices:
+                raise MXNetError('group2ctxs[%r] has %d contexts for %d devices' % (group, len(where), num_devices))
+        else:
+            where = [where] * num_devices
+        for mapping, ctx in zip(per_device, where):
+            mapping[group] = ctx
+    return per_device
+
+
 class DataParallelExecutorGroup:
     """Executors of one symbol on several devices, sharing the work of each batch.
 
@@ -103,7 +130,7 @@ class DataParallelExecutorGroup:
         self.logger = logger
         self.fixed_param_names = list(fixed_param_names or [])
         self.state_names = list(state_names or [])
-        self.group2ctxs = group2ctxs if group2ctxs is not None else [None] * len(self.contexts)
+        self.group2ctxs = per_device_group2ctxs(group2ctxs, len(self.contexts))
         self.shared_group = shared_group
         # one dict per device of data/label/gradient buffers that executors bound later (a
         # shared_module, bucketing) may reuse; parameters are shared through shared_exec

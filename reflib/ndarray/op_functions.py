@@ -45,7 +45,8 @@ def invoke(op_name, *args, **kwargs):
     for n, a in zip(names, inputs):
         if not isinstance(a, NDArray):
             raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
-    ctx = inputs[0].context
+    # an operator with no inputs (_zeros, _random_uniform) runs where its ``ctx`` says
+    ctx = inputs[0].context if inputs else _context_of(kwargs.get('ctx'))
     nin = len(op.inputs(p))
     with ctx.device_scope():
         outs = op.forward(p, OpEnv(ctx, False), [a._data for a in inputs[:nin]],
@@ -62,11 +63,21 @@ def invoke(op_name, *args, **kwargs):
     return results[0] if len(results) == 1 else results
 
 
+def _context_of(value):
+    """A Context from a ``ctx`` argument: a Context, its string (``'gpu(1)'``) or None/''."""
+    import re
+    from ..context import Context, current_context
+    if value is None or value == '':
+        return current_context()
+    if isinstance(value, Context):
+        return value
+    match = re.fullmatch(r'\s*(\w+)\((\d+)\)\s*', str(value))
+    return Context(match.group(1), int(match.group(2))) if match else Context(str(value))
+
+
 def _param_string(value):
-    import numpy as np
-    if isinstance(value, type) or isinstance(value, np.dtype):
-        return np.dtype(value).name
-    return str(value)
+    from ..symbol.symbol import param_string
+    return param_string(value)
 
 
 def make_function(op_name):

@@ -17,21 +17,30 @@ inputs only.
 
 from ..operator.registry import Params
 
-__all__ = ['declared_inputs', 'split_positional', 'merge_keywords']
+__all__ = ['declared_inputs', 'auxiliary_inputs', 'split_positional', 'merge_keywords']
 
 _DECLARED = {}     # id(operator) -> its inputs, as MXNet's signature lists them
 
 
-def _inputs_under(op, overrides):
-    """The operator's inputs and auxiliary states with default parameters changed by
-    ``overrides`` (a required parameter is None); None when the operator cannot say."""
+def _inputs_under(op, overrides, part='all'):
+    """The operator's inputs and auxiliary states (``part='aux'``: the states alone) with
+    default parameters changed by ``overrides`` (a required parameter is None); None when the
+    operator cannot say."""
     values = {k: (None if spec.required else spec.default) for k, spec in op.params.items()}
     values.update(overrides)
     p = Params(values)
     try:
-        return list(op.inputs(p)) + list(op.aux(p))
+        aux = list(op.aux(p))
+        return aux if part == 'aux' else list(op.inputs(p)) + aux
     except Exception:   # noqa: BLE001 -- an operator that needs a required parameter to answer
         return None
+
+
+def auxiliary_inputs(op):
+    """The names among ``declared_inputs(op)`` that are auxiliary states."""
+    declared = declared_inputs(op)
+    aux = set(_inputs_under(op, {}, 'aux') or [])
+    return [n for n in declared if n in aux]
 
 
 def _merge(into, names):
@@ -94,7 +103,16 @@ def split_positional(op, args, is_input, extra_names, what):
                 raise TypeError('%s: positional arguments of a variadic operator must be its inputs '
                                 '(%s), got %r at position %d' % (what, 'arrays or symbols', value, i))
         return list(args), {}, {}
-    slots = declared_inputs(op)
+    slots = list(declared_inputs(op))
+    # MXNet's signature lists some operators' auxiliary states (BatchNorm's moving_mean) and
+    # not others': a value that is no array where a state would be starts the parameters
+    aux = auxiliary_inputs(op)
+    while aux and slots[-1] in aux:
+        pos = len(slots) - 1
+        if pos < len(args) and (args[pos] is None or is_input(args[pos])) and all(
+                a is None or is_input(a) for a in args[:pos]):
+            break
+        slots.pop()
     inputs = {}
     for i, (slot, value) in enumerate(zip(slots, args)):
         if value is None:

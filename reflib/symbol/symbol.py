@@ -421,12 +421,24 @@ class Symbol:
     def __rtruediv__(self, o): return self._binary(o, '_Div', '_RDivScalar', True)
     def __pow__(self, o): return self._binary(o, '_Power', '_PowerScalar')
     def __rpow__(self, o): return self._binary(o, '_Power', '_rpower_scalar', True)
+    def __mod__(self, o): return self._binary(o, '_Mod', '_ModScalar')
+    def __rmod__(self, o): return self._binary(o, '_Mod', '_RModScalar', True)
+
+    # Comparisons build 0/1 Symbols (same-shape or scalar form), as in MXNet: ``a == b`` is a
+    # graph node, never a bool.  ``2 < a`` needs no reversed operator: Python asks ``a > 2``.
+    def __eq__(self, o): return self._binary(o, '_equal', '_equal_scalar')
+    def __ne__(self, o): return self._binary(o, '_not_equal', '_not_equal_scalar')
+    def __gt__(self, o): return self._binary(o, '_greater', '_greater_scalar')
+    def __ge__(self, o): return self._binary(o, '_greater_equal', '_greater_equal_scalar')
+    def __lt__(self, o): return self._binary(o, '_lesser', '_lesser_scalar')
+    def __le__(self, o): return self._binary(o, '_lesser_equal', '_lesser_equal_scalar')
 
     def __neg__(self):
         return invoke('_MulScalar', self, scalar=-1.0)
 
-    def __hash__(self):
-        return id(self)
+    # == builds a node rather than comparing, so, as in MXNet 1.9.1, a Symbol is not hashable
+    # (no dict key, no set member): ``{sym: 1}`` raises TypeError there too
+    __hash__ = None
 
     # conveniences MXNet offers as methods
     def reshape(self, *args, **kwargs):
@@ -535,10 +547,20 @@ def Group(symbols):
     return Symbol(outputs)
 
 
-def _param_string(value):
+def param_string(value):
+    """The string a parameter value is stored as, as MXNet's front end writes it (``str``):
+    a dtype by name, and the numbers of a tuple or list one by one, so that numpy integers
+    (``axes=(np.int64(1), np.int64(0))``) read ``(1, 0)`` and not numpy 2's ``np.int64(1)``."""
     if isinstance(value, type) or isinstance(value, np.dtype):
         return np.dtype(value).name
+    if isinstance(value, tuple):
+        return '(%s%s)' % (', '.join(str(v) for v in value), ',' if len(value) == 1 else '')
+    if isinstance(value, list):
+        return '[%s]' % ', '.join(str(v) for v in value)
     return str(value)
+
+
+_param_string = param_string
 
 
 def missing_input(node, pos, aux_init=None):

@@ -191,5 +191,88 @@ def random_seed(mx):
             'negative_ctx': not raises(lambda: mx.random.seed(-5, ctx=mx.cpu()))}
 
 
+# ----------------------------------------------------------------------- 5. executors and modules
+def numpy_integer_parameters(mx):
+    x = mx.sym.var('x')
+    return {'axes': graph(mx.sym.transpose(x, axes=(np.int64(1), np.int64(0)), name='t')),
+            'one_axis': graph(mx.sym.transpose(x, axes=(np.int64(0),), name='t')),
+            'shape_list': graph(mx.sym.Reshape(x, shape=[np.int32(2), -1], name='r')),
+            'axis': graph(mx.sym.sum(x, axis=np.int64(1), name='s')),
+            'nd': list(mx.nd.transpose(mx.nd.ones((2, 3)), axes=(np.int64(1), np.int64(0))).shape)}
+
+
+def group2ctxs(mx):
+    x = mx.sym.var('x')
+    with mx.AttrScope(ctx_group='dev1'):
+        hidden = mx.sym.FullyConnected(x, num_hidden=2, name='fc')
+    with mx.AttrScope(ctx_group='dev2'):
+        net = mx.sym.FullyConnected(hidden, num_hidden=2, name='fc2')
+    res = {}
+    for key, mapping in (('dict', {'dev1': [mx.cpu(3), mx.cpu(4)], 'dev2': mx.cpu(5)}),
+                         ('list', [{'dev1': mx.cpu(3), 'dev2': mx.cpu(5)}, {'dev1': mx.cpu(4), 'dev2': mx.cpu(6)}])):
+        mod = mx.mod.Module(net, data_names=['x'], label_names=None, context=[mx.cpu(0), mx.cpu(1)],
+                            group2ctxs=mapping)
+        mod.bind(data_shapes=[('x', (4, 3))])
+        mod.init_params()
+        res[key] = [[str(e.arg_dict[name].context) for e in mod._exec_group.execs]
+                    for name in ('fc_weight', 'fc2_weight')]
+    for key, dev1 in (('one_in_a_list', [mx.cpu(3)]), ('wrong_length', [mx.cpu(3), mx.cpu(4), mx.cpu(5)])):
+        res[key] = raises(lambda: mx.mod.Module(net, data_names=['x'], label_names=None,
+                                                context=[mx.cpu(0), mx.cpu(1)],
+                                                group2ctxs={'dev1': dev1, 'dev2': mx.cpu(5)}
+                                                ).bind(data_shapes=[('x', (4, 3))]))
+    return res
+
+
+def executor_reshape(mx):
+    x = mx.sym.var('x')
+    net = mx.sym.FullyConnected(x, num_hidden=2, name='fc')
+    exe = net.simple_bind(mx.cpu(), x=(4, 3))
+    exe.arg_dict['x'][:] = 1
+    exe.arg_dict['fc_weight'][:] = 2
+    small = exe.reshape(x=(2, 3))
+    small.arg_dict['fc_weight'][:] = 3
+    small.arg_dict['x'][:] = 5
+    small.grad_dict['fc_weight'][:] = 7
+    res = {'weight_shared': values(exe.arg_dict['fc_weight']),
+           'data_shares_the_start': values(exe.arg_dict['x']),
+           'grad_shared': values(exe.grad_dict['fc_weight']),
+           'small_output': list(small.forward()[0].shape),
+           'grow_refused': raises(lambda: exe.reshape(x=(8, 3))),
+           'other_shape_refused': raises(lambda: exe.reshape(x=(4, 5), allow_up_sizing=True))}
+    big = exe.reshape(x=(8, 3), allow_up_sizing=True)
+    big.arg_dict['x'][:] = 9
+    res['grown_is_new_memory'] = values(exe.arg_dict['x'])
+    wide = exe.reshape(x=(4, 5), partial_shaping=True, allow_up_sizing=True)
+    res['partial_shaping'] = [list(wide.arg_dict['fc_weight'].shape), list(wide.forward()[0].shape)]
+    return res
+
+
+def monitor_after_reshape(mx):
+    net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+    mod = mx.mod.Module(net, label_names=None)
+    mod.bind(data_shapes=[('data', (4, 3))])
+    mod.init_params()
+    mon = mx.mon.Monitor(1, pattern='.*')
+    mod.install_monitor(mon)
+    mod.reshape(data_shapes=[('data', (2, 3))])
+    mon.tic()
+    mod.forward(mx.io.DataBatch([mx.nd.ones((2, 3))]), is_train=False)
+    return [row[1] for row in mon.toc()]
+
+
+def debug_str_total(mx):
+    x = mx.sym.var('x')
+    net = mx.sym.FullyConnected(x, num_hidden=2000, name='fc')
+    net = mx.sym.FullyConnected(mx.sym.Activation(net, act_type='relu', name='r'), num_hidden=1000, name='fc2')
+    lines = []
+    for req in ('null', 'write'):
+        text = net.simple_bind(mx.cpu(), x=(256, 1000), grad_req=req).debug_str()
+        lines.append([line for line in text.splitlines() if line.endswith('MB allocated')])
+    return lines
+
+
 CASES = {f.__name__: f for f in (positional_symbols, positional_arrays, attribute_keywords, out_arguments,
-                                  shape_inference, backward_heads, children, prelu_gamma, random_seed)}
+                                  shape_inference, backward_heads, children, prelu_gamma, random_seed,
+                                  numpy_integer_parameters, group2ctxs, executor_reshape, monitor_after_reshape,
+                                  debug_str_total)}
