@@ -36,7 +36,7 @@ for _name in _ops.list_operators():
         if _name.startswith('_'):
             setattr(_internal, _name, globals()[_name])
 del _name
-from . import linalg  # noqa: E402,F401  (mx.sym.linalg.gemm, ... as in MXNet)
+from . import linalg, random  # noqa: E402,F401  (mx.sym.linalg.gemm, mx.sym.random.uniform, ... as in MXNet)
 
 fromjson = load_json
 
