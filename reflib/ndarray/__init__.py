@@ -2,6 +2,7 @@
 
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray  # noqa: F401
+from .math_functions import *  # noqa: F401,F403  (maximum, power, modulo, equal, ...)
 from .serialize import save, load, load_frombuffer  # noqa: F401
 from . import op_functions as _op_functions
 from .. import operator as _ops

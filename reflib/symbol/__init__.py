@@ -6,6 +6,7 @@ from .symbol import Symbol, Variable, var, Group, invoke  # noqa: F401
 from .naming import NameManager, Prefix  # noqa: F401
 from .attribute import AttrScope  # noqa: F401
 from .serialization import load, load_json  # noqa: F401
+from .math_functions import maximum, minimum, hypot, pow, power  # noqa: F401,A004
 from .. import operator as _ops
 
 
