@@ -144,3 +144,40 @@ def test_dropout_p1_gives_zeros_not_mxnets_nan():
     exe.backward(mx.nd.ones((2, 3)))
     assert not exe.grad_dict['x'].asnumpy().any()
     assert exe.forward(is_train=False)[0].asnumpy().tolist() == [[1.0] * 3] * 2
+
+
+# ------------------------------------------------------------------ fluent methods
+def test_fluent_methods_are_mxnets():
+    from reflib.fluent import FLUENT_METHODS
+    assert FLUENT_METHODS == set(GOLDEN['fluent'])
+
+
+@pytest.mark.parametrize('name', sorted(GOLDEN['fluent']))
+def test_every_fluent_method_whose_operator_exists_works(name):
+    """Each method is there once its operator is registered, on arrays and symbols alike."""
+    from reflib.operator import registry
+    try:
+        registry.get(name)
+    except mx.MXNetError:
+        assert not hasattr(mx.nd.ones((2, 2)), name) or name in vars(mx.nd.NDArray)
+        return
+    assert callable(getattr(mx.nd.ones((2, 2)), name))
+    assert callable(getattr(mx.sym.var('x'), name))
+
+
+def test_fluent_method_of_a_missing_operator_says_so():
+    a = mx.nd.ones((2,))
+    with pytest.raises(AttributeError, match='no attribute'):
+        a.FullyConnected
+    assert not hasattr(a, 'no_such_method') and not hasattr(mx.sym.var('x'), 'Convolution')
+
+
+def test_tostype_has_dense_storage_only():
+    a = mx.nd.array([1, 2])
+    dense = a.tostype('default')
+    assert dense is not a and dense.asnumpy().tolist() == [1, 2]
+    for stype in ('csr', 'row_sparse'):
+        with pytest.raises(mx.MXNetError, match='dense arrays only'):
+            a.tostype(stype)
+    with pytest.raises(mx.MXNetError, match='unknown storage type'):
+        a.tostype('dense')

@@ -169,6 +169,25 @@ class NDArray:
     def xp(self):
         return self._ctx.xp
 
+    def __getattr__(self, name):
+        # MXNet's fluent methods (x.sort(), x.topk(k=2), x.clip(0, 6, out=y)): the operator of
+        # that name, found when asked for (see reflib/fluent.py)
+        if name.startswith('__'):
+            raise AttributeError(name)
+        from ..fluent import fluent_method
+        from .op_functions import invoke
+        return fluent_method(self, name, invoke, 'NDArray')
+
+    def tostype(self, stype):
+        """A copy with storage type ``stype``; reflib's arrays are dense, so only 'default'."""
+        if stype == 'default':
+            return self.copy()
+        if stype in ('row_sparse', 'csr'):
+            raise MXNetError("tostype(%r): reflib has dense arrays only (stype='default'); sparse "
+                             "storage is not implemented" % stype)
+        raise MXNetError("tostype: unknown storage type %r; MXNet's are 'default', 'row_sparse' and "
+                         "'csr'" % (stype,))
+
     def tolist(self):
         return self.asnumpy().tolist()
 

@@ -189,10 +189,10 @@ class Symbol:
     # ---------------------------------------------------------------- naming
     @property
     def name(self):
-        """The node's name for a single-output symbol, None for a group."""
-        if len(self._outputs) != 1:
-            return None
-        return self._outputs[0][0].name
+        """The node's name when every output comes from one node (a SliceChannel's outputs
+        too, as in MXNet), None for a group of several nodes."""
+        node = self._single_node()
+        return None if node is None else node.name
 
     def __repr__(self):
         if len(self._outputs) == 1:
@@ -459,6 +459,14 @@ class Symbol:
 
     def expand_dims(self, axis, **kwargs):
         return invoke('expand_dims', self, axis=axis, **kwargs)
+
+    def __getattr__(self, name):
+        # MXNet's fluent methods (sym.sort(), sym.topk(k=2), sym.clip(0, 6)): the operator of
+        # that name, found when asked for (see reflib/fluent.py)
+        if name.startswith('__'):
+            raise AttributeError(name)
+        from ..fluent import fluent_method
+        return fluent_method(self, name, invoke, 'Symbol')
 
 
 def _with_aliases(attrs):

@@ -272,7 +272,28 @@ def debug_str_total(mx):
     return lines
 
 
+# ----------------------------------------------------------------------- 4. fluent methods
+def fluent_methods(mx):
+    a = mx.nd.array([[3, -1, 2], [0, 5, -4]])
+    out = mx.nd.zeros((2, 3))
+    returned = a.tanh(out=out)
+    x = mx.sym.var('x')
+    with mx.name.NameManager():
+        syms = {'relu': graph(x.relu()), 'clip': graph(x.clip(0, 6)), 'swapaxes': graph(x.swapaxes(dim1=0, dim2=1)),
+                'split': graph(x.split(num_outputs=2, axis=1)), 'slice_axis': graph(x.slice_axis(axis=1, begin=0, end=2)),
+                'log_softmax': graph(x.log_softmax(axis=0))}
+    return {'nd': {'relu': values(a.relu()), 'clip': values(a.clip(0, 2)), 'flip': values(a.flip(axis=1)),
+                   'split': [values(p) for p in a.split(num_outputs=3, axis=1)],
+                   'slice_axis': values(a.slice_axis(axis=1, begin=1, end=3)),
+                   'pick': values(a.pick(mx.nd.array([0, 2]), axis=1)),
+                   'one_hot': values(mx.nd.array([1, 0]).one_hot(3)),
+                   'broadcast_to': values(mx.nd.array([[1], [2]]).broadcast_to((2, 3))),
+                   'tanh_out': [returned is out, values(out)],
+                   'tostype': values(a.tostype('default'))},
+            'sym': syms}
+
+
 CASES = {f.__name__: f for f in (positional_symbols, positional_arrays, attribute_keywords, out_arguments,
                                   shape_inference, backward_heads, children, prelu_gamma, random_seed,
                                   numpy_integer_parameters, group2ctxs, executor_reshape, monitor_after_reshape,
-                                  debug_str_total)}
+                                  debug_str_total, fluent_methods)}

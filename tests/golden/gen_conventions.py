@@ -3,6 +3,7 @@
 * ``signatures``: for every operator function of ``mx.sym`` (``_internal`` and ``linalg``
   included), its inputs and its parameters in the order its generated signature takes
   them positionally (``'*'`` for a variadic operator, whose positional values are inputs);
+* ``fluent``: the NDArray and Symbol methods that call the operator of their name;
 * ``cases``: the answers of the calls in conventions_cases.py.
 
 Run with MXNet's interpreter: ``cd tests/golden && /tmp/mxv/bin/python gen_conventions.py``.
@@ -39,8 +40,26 @@ def signatures():
     return found
 
 
+def fluent_names():
+    """The NDArray and Symbol methods whose body calls the operator of the same name."""
+    names = set()
+    for cls in (mx.nd.NDArray, mx.sym.Symbol):
+        for name in dir(cls):
+            fn = getattr(cls, name)
+            if name.startswith('_') or not callable(fn):
+                continue
+            try:
+                source = inspect.getsource(fn)
+            except (TypeError, OSError):
+                continue
+            if 'op.%s(self' % name in source:
+                names.add(name)
+    return sorted(names)
+
+
 def main():
-    out = {'signatures': signatures(), 'cases': {name: case(mx) for name, case in CASES.items()}}
+    out = {'signatures': signatures(), 'fluent': fluent_names(),
+           'cases': {name: case(mx) for name, case in CASES.items()}}
     with open('conventions.json', 'w') as f:
         json.dump(out, f, sort_keys=True, separators=(',', ':'))
 
