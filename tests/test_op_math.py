@@ -335,6 +335,21 @@ def test_golden_nd_helpers(case):
         np.testing.assert_array_equal(value.asnumpy(), np.array(case['array'], np.float32))
 
 
+NDARRAY_OPERATORS = {'power': '**', 'modulo': '%', 'equal': '==', 'not_equal': '!=', 'greater': '>',
+                     'greater_equal': '>=', 'lesser': '<', 'lesser_equal': '<='}
+
+
+@pytest.mark.parametrize('case', [c for c in META['helpers'] if c['fn'] in NDARRAY_OPERATORS and 'array' in c],
+                         ids=lambda c: '%s(%s,%s)' % (c['fn'], c['lhs'], c['rhs']))
+def test_ndarray_operators_match_the_helpers(case):
+    """MXNet's NDArray ``** % == != > >= < <=`` are its nd.power/modulo/equal/... helpers: the same
+    numbers (a zero divisor gives 0, not numpy's NaN)."""
+    lhs, rhs = [mx.nd.array(v) if isinstance(v, list) else v for v in (case['lhs'], case['rhs'])]
+    value = eval('lhs %s rhs' % NDARRAY_OPERATORS[case['fn']])
+    assert value.dtype == np.float32
+    np.testing.assert_array_equal(value.asnumpy(), np.array(case['array'], np.float32))
+
+
 def test_nd_helpers_refuse_other_operands():
     with pytest.raises(TypeError):
         mx.nd.maximum(mx.nd.array([1, 2]), 'a')

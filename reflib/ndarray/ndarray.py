@@ -422,8 +422,9 @@ def _mul(xp, a, b):
 
 
 def _mod(xp, a, b):
-    # floor modulo (sign of the divisor), like MXNet for floats and integers
-    return xp.mod(a, b)
+    # floor modulo (sign of the divisor), 0 for a zero divisor: MXNet's mod operators' math
+    from ..operator.binary_math import MOD
+    return MOD.value(xp, a, b)
 
 
 def _true_div(xp, a, b):

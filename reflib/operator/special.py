@@ -72,7 +72,7 @@ def digamma(xp, x):
     """d/dx log gamma(x); +inf at 0, -1, -2, ... and -inf, as MXNet's."""
     pole = (x <= 0) & (xp.floor(x) == x)
     special = _special(xp)
-    out = special.psi(x) if special is not None else _digamma_series(x)
+    out = special.digamma(x) if special is not None else _digamma_series(x)
     return xp.where(pole, x.dtype.type(math.inf), out)
 
 
