@@ -17,6 +17,8 @@ maketrian
 inverse, det, slogdet the inverse, determinant, and (sign, log|det|)
 ====================  =======================================================
 
+The factorizations syevd and gelqf are in linalg_factor.py.
+
 What MXNet reads of a triangular input: potrf reads A's lower triangle, potri, trsm and
 trmm read only the triangle of A their ``lower`` flag names (potri: the lower one), so the
 other triangle is masked away here before any arithmetic, and its gradient is zero.

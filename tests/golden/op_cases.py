@@ -118,7 +118,11 @@ def node_attrs(sym):
 
 def sym_function(mx, name):
     """``mx.sym.<name>``, or ``mx.sym._internal.<name>`` for an underscore operator that MXNet
-    keeps only there (``_arange``, ``_eye``, ``_histogram``)."""
+    keeps only there (``_arange``, ``_eye``, ``_histogram``); a dotted name is looked up in
+    a namespace (``linalg.syevd``: MXNet has no other name for it)."""
+    if '.' in name:
+        space, short = name.split('.')
+        return getattr(getattr(mx.sym, space), short)
     if not hasattr(mx.sym, name) and name.startswith('_'):
         return getattr(mx.sym._internal, name)
     return getattr(mx.sym, name)
