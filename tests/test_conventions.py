@@ -181,3 +181,9 @@ def test_tostype_has_dense_storage_only():
             a.tostype(stype)
     with pytest.raises(mx.MXNetError, match='unknown storage type'):
         a.tostype('dense')
+
+
+def test_repr_of_one_node_with_several_outputs_is_its_name():
+    x = mx.sym.var('x')
+    assert repr(mx.sym.split(x, num_outputs=2, name='sp')) == '<Symbol sp>'      # as MXNet prints it
+    assert repr(mx.sym.Group([x, mx.sym.relu(x, name='r')])) == '<Symbol group [x, r]>'

@@ -195,7 +195,7 @@ class Symbol:
         return None if node is None else node.name
 
     def __repr__(self):
-        if len(self._outputs) == 1:
+        if self.name is not None:      # one node, even with several outputs (<Symbol split0>)
             return '<Symbol %s>' % self.name
         return '<Symbol group [%s]>' % ', '.join(n.name for n, _ in self._outputs)
 
