@@ -364,3 +364,35 @@ def test_ndarray_comparisons_agree_with_the_operators():
     assert mx.nd.greater(2, x).asnumpy().tolist() == [1, 0, 0]
     f = mx.nd.array([0.5, math.nan])
     assert (f != f).asnumpy().tolist() == [0, 1]
+
+
+def test_math_graph_through_the_executor():
+    """Several of the operators in one bound graph (a float64 stretch between two Casts, a comparison
+    as a mask, a scalar maximum, mod, broadcast_like): forward and gradients against numpy and
+    central differences of the same formula."""
+    a, b = mx.sym.Variable('a'), mx.sym.Variable('b')
+    widened = mx.sym.Cast(mx.sym.Cast(mx.sym.maximum(a, 0.5), dtype=np.float64) * 3, dtype='float32')
+    out = (mx.sym.smooth_l1(mx.sym.hypot(a, b), scalar=2.0) * (a > 0) + widened + a % b
+           + mx.sym.broadcast_like(mx.sym.sum(a, axis=0, keepdims=True), b))
+
+    def reference(x, y):
+        h = np.hypot(x, y)
+        smooth = np.where(h < 0.25, 2 * h * h, h - 0.125)
+        return smooth * (x > 0) + np.maximum(x, 0.5) * 3 + np.mod(x, y) + x.sum(0, keepdims=True) + 0 * y
+
+    x = np.array([[0.3, -1.2, 0.9], [1.4, 0.2, -0.6]])
+    y = np.array([[0.7, 1.1, -0.8], [0.5, -1.3, 0.9]])
+    exe = out.simple_bind(mx.cpu(), a=x.shape, b=y.shape)
+    exe.arg_dict['a'][:], exe.arg_dict['b'][:] = x, y
+    np.testing.assert_allclose(exe.forward(is_train=True)[0].asnumpy(), reference(x, y), rtol=1e-5)
+    exe.backward([mx.nd.ones(x.shape)])
+    eps = 1e-4
+    for name, wrt in (('a', 0), ('b', 1)):
+        numeric = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            step = np.zeros_like(x)
+            step[idx] = eps
+            plus = reference(*[(x, y)[k] + (step if k == wrt else 0) for k in (0, 1)]).sum()
+            minus = reference(*[(x, y)[k] - (step if k == wrt else 0) for k in (0, 1)]).sum()
+            numeric[idx] = (plus - minus) / (2 * eps)
+        np.testing.assert_allclose(exe.grad_dict[name].asnumpy(), numeric, rtol=1e-4, atol=1e-5, err_msg=name)

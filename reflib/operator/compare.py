@@ -26,21 +26,23 @@ class _NoGradient:
         return [], []
 
 
-# (math, same-shape name and its alias, broadcast name, scalar name and its alias)
+# (math, what it tests, same-shape name and its alias, broadcast name, scalar name and its alias)
 _FAMILY = [
-    (EQUAL, '_equal', '_Equal', 'broadcast_equal', '_equal_scalar', '_EqualScalar'),
-    (NOT_EQUAL, '_not_equal', '_Not_Equal', 'broadcast_not_equal', '_not_equal_scalar', '_NotEqualScalar'),
-    (GREATER, '_greater', '_Greater', 'broadcast_greater', '_greater_scalar', '_GreaterScalar'),
-    (GREATER_EQUAL, '_greater_equal', '_Greater_Equal', 'broadcast_greater_equal',
+    (EQUAL, 'lhs == rhs', '_equal', '_Equal', 'broadcast_equal', '_equal_scalar', '_EqualScalar'),
+    (NOT_EQUAL, 'lhs != rhs', '_not_equal', '_Not_Equal', 'broadcast_not_equal',
+     '_not_equal_scalar', '_NotEqualScalar'),
+    (GREATER, 'lhs > rhs', '_greater', '_Greater', 'broadcast_greater', '_greater_scalar', '_GreaterScalar'),
+    (GREATER_EQUAL, 'lhs >= rhs', '_greater_equal', '_Greater_Equal', 'broadcast_greater_equal',
      '_greater_equal_scalar', '_GreaterEqualScalar'),
-    (LESSER, '_lesser', '_Lesser', 'broadcast_lesser', '_lesser_scalar', '_LesserScalar'),
-    (LESSER_EQUAL, '_lesser_equal', '_Lesser_Equal', 'broadcast_lesser_equal',
+    (LESSER, 'lhs < rhs', '_lesser', '_Lesser', 'broadcast_lesser', '_lesser_scalar', '_LesserScalar'),
+    (LESSER_EQUAL, 'lhs <= rhs', '_lesser_equal', '_Lesser_Equal', 'broadcast_lesser_equal',
      '_lesser_equal_scalar', '_LesserEqualScalar'),
-    (LOGICAL_AND, '_logical_and', '_Logical_And', 'broadcast_logical_and',
+    (LOGICAL_AND, 'lhs and rhs are both non-zero', '_logical_and', '_Logical_And', 'broadcast_logical_and',
      '_logical_and_scalar', '_LogicalAndScalar'),
-    (LOGICAL_OR, '_logical_or', '_Logical_Or', 'broadcast_logical_or', '_logical_or_scalar', '_LogicalOrScalar'),
-    (LOGICAL_XOR, '_logical_xor', '_Logical_Xor', 'broadcast_logical_xor',
-     '_logical_xor_scalar', '_LogicalXorScalar'),
+    (LOGICAL_OR, 'lhs or rhs is non-zero', '_logical_or', '_Logical_Or', 'broadcast_logical_or',
+     '_logical_or_scalar', '_LogicalOrScalar'),
+    (LOGICAL_XOR, 'exactly one of lhs and rhs is non-zero', '_logical_xor', '_Logical_Xor',
+     'broadcast_logical_xor', '_logical_xor_scalar', '_LogicalXorScalar'),
 ]
 
 
@@ -48,15 +50,23 @@ def _class_name(op_name):
     return ''.join(part.capitalize() for part in op_name.strip('_').split('_'))
 
 
+def _doc(what, form):
+    return '1 where %s, else 0, in the inputs\' dtype (%s); the gradient is zero.' % (what, form)
+
+
 # Nine functions times three forms differ only in these names: made in a loop rather
 # than written out 27 times.
-for _fn, _same, _same_alias, _bcast, _scalar, _scalar_alias in _FAMILY:
+for _fn, _what, _same, _same_alias, _bcast, _scalar, _scalar_alias in _FAMILY:
     register(type(_class_name(_same), (_NoGradient, MathBinary),
-                  {'name': _same, 'aliases': (_same_alias,), 'fn': _fn, 'broadcast_form': _bcast}))
-    register(type(_class_name(_bcast), (_NoGradient, MathBroadcast), {'name': _bcast, 'fn': _fn}))
+                  {'name': _same, 'aliases': (_same_alias,), 'fn': _fn, 'broadcast_form': _bcast,
+                   '__doc__': _doc(_what, 'two inputs of one shape')}))
+    register(type(_class_name(_bcast), (_NoGradient, MathBroadcast),
+                  {'name': _bcast, 'fn': _fn, '__doc__': _doc(_what, 'inputs broadcast together')}))
     register(type(_class_name(_scalar), (_NoGradient, MathScalar),
-                  {'name': _scalar, 'aliases': (_scalar_alias,), 'fn': _fn}))
-del _fn, _same, _same_alias, _bcast, _scalar, _scalar_alias
+                  {'name': _scalar, 'aliases': (_scalar_alias,), 'fn': _fn,
+                   '__doc__': _doc(_what.replace('lhs', 'data').replace('rhs', 'scalar'),
+                                   'scalar cast to the data\'s dtype first')}))
+del _fn, _what, _same, _same_alias, _bcast, _scalar, _scalar_alias
 
 
 @register

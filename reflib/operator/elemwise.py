@@ -11,8 +11,6 @@ kept here.  The math of maximum, power, mod, ... lives in binary_math.py, shared
 with their broadcast forms.
 """
 
-import numpy as np
-
 from .registry import Operator, Param, register, merge_shape
 from .common import shape_str
 from .binary_math import MAXIMUM, MINIMUM, POWER, HYPOT, MOD
