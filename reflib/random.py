@@ -12,6 +12,8 @@ The functions here are MXNet's front ends over the sampling operators
 runs ``_random_uniform`` (shape ``(1,)`` when neither ``shape`` nor ``out`` is given); with
 NDArray parameters ``uniform(low, high, shape=(4,))`` runs ``_sample_uniform``, ``shape``
 draws per parameter element.  ``exponential`` takes the *scale* (1 / rate), as in MXNet.
+``uniform_like(data, low=0, high=1)`` and its siblings draw an array of ``data``'s shape
+and dtype (``exponential_like`` takes the rate ``lam``: it is the operator itself).
 """
 
 import numbers
@@ -21,8 +23,10 @@ import numpy as np
 from .base import ParamError
 from .context import Context, current_context
 
-__all__ = ['seed', 'generator', 'uniform', 'normal', 'randn', 'gamma', 'exponential', 'poisson',
-           'negative_binomial', 'generalized_negative_binomial', 'randint', 'multinomial', 'shuffle']
+_DISTRIBUTIONS = ('uniform', 'normal', 'gamma', 'exponential', 'poisson', 'negative_binomial',
+                  'generalized_negative_binomial')
+__all__ = ['seed', 'generator', 'randn', 'randint', 'multinomial', 'shuffle'] + list(_DISTRIBUTIONS) + [
+    d + '_like' for d in _DISTRIBUTIONS]
 
 _SEED = [0]
 _GENERATORS = {}
@@ -167,3 +171,16 @@ def shuffle(data, **kwargs):
 def _is_array(value):
     from .ndarray import NDArray
     return isinstance(value, NDArray)
+
+
+def _like(dist):
+    def draw_like(data=None, out=None, **params):
+        return _invoke('_random_%s_like' % dist, data, out=out, **params)
+    draw_like.__name__ = dist + '_like'
+    draw_like.__doc__ = 'Draws from %s, shaped and typed like ``data``.' % dist
+    return draw_like
+
+
+for _dist in _DISTRIBUTIONS:
+    globals()[_dist + '_like'] = _like(_dist)
+del _dist

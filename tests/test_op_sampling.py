@@ -71,7 +71,9 @@ def test_every_sampler_is_registered_under_mxnets_names():
     for dist in DISTRIBUTIONS:
         for name in ('_random_' + dist, 'random_' + dist, '_sample_' + dist, 'sample_' + dist):
             assert mx.operator.get(name).name in ('_random_' + dist, '_sample_' + dist), name
-        assert callable(getattr(mx.sym.random, dist)) and callable(getattr(mx.nd.random, dist))
+        assert mx.operator.get('_random_%s_like' % dist).name == '_random_%s_like' % dist
+        for namespace in (mx.sym.random, mx.nd.random):
+            assert callable(getattr(namespace, dist)) and callable(getattr(namespace, dist + '_like'))
     for name in ('_random_randint', '_sample_multinomial', '_shuffle'):
         assert mx.operator.get(name).name == name
 
@@ -103,6 +105,19 @@ def moments_check(x, mean, var, z=5.0):
 def test_random_moments(dist, params, mean, var):
     (x,), _ = op_forward('_random_' + dist, [], dict(params, shape=(N,)), seed=11)
     assert x.dtype == np.float32 and x.shape == (N,)
+    moments_check(x, mean, var)
+
+
+@pytest.mark.parametrize('dist,params,mean,var', [
+    ('uniform', {'low': 2.0, 'high': 4.0}, 3.0, 4 / 12),
+    ('exponential', {'lam': 0.5}, 2.0, 4.0),
+    ('negative_binomial', {'k': 2, 'p': 0.5}, 2.0, 4.0),
+])
+def test_random_like_moments(dist, params, mean, var):
+    """``_random_<dist>_like`` draws with the data's shape and dtype (its values unread)."""
+    data = np.full((N // 4, 4), np.nan, dtype=np.float64)
+    (x,), _ = op_forward('_random_%s_like' % dist, [data], params, seed=12)
+    assert x.dtype == np.float64 and x.shape == data.shape
     moments_check(x, mean, var)
 
 

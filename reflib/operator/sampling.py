@@ -2,7 +2,8 @@
 arrays), ``_sample_multinomial`` and ``_shuffle``.
 
 ``_random_uniform(low=0, high=1, shape=(2, 3))`` draws an array of ``shape``; a 0 in the
-shape (or no shape) is left to shape inference, as for ``_zeros``.  ``_sample_uniform(low,
+shape (or no shape) is left to shape inference, as for ``_zeros``.  ``_random_uniform_like(data)``
+draws an array of ``data``'s shape and dtype.  ``_sample_uniform(low,
 high, shape=(4,))`` draws ``shape`` values for every element of the parameter arrays: the
 output shape is the parameters' shape followed by ``shape``.  The output dtype is ``dtype``,
 float32 when it is None (whatever the parameters' dtype, as in MXNet).
@@ -215,6 +216,37 @@ class RandomRandint(_Random):
             raise ShapeError('%s: the output shape is unknown: give shape (got %s)' % (self.name, shape_str(p.shape)))
         dtype = _out_dtype(p, 'int32')
         return [_draw_into(env, p.shape, dtype, lambda size: env.rng.integers(p.low, p.high, size=size))]
+
+
+class _RandomLike(Operator):
+    """``_random_<dist>_like``: number parameters, the shape and dtype of the input ``data``
+    (whose values are not read; no gradient reaches it)."""
+    dist = None
+
+    def forward(self, p, env, inputs, aux):
+        _check_numbers(self.name, self.dist, p)
+        fn, names, _ = _DISTRIBUTIONS[self.dist]
+        data = inputs[0]
+        args = [getattr(p, n) for n in names]
+        return [_draw_into(env, data.shape, data.dtype, lambda size: fn(env.xp, env.rng, size, *args))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [env.xp.zeros_like(inputs[0])]
+
+    def backward_reads(self, p):
+        return [0], []
+
+
+def _random_like_class(dist):
+    _, names, defaults = _DISTRIBUTIONS[dist]
+    params = {n: Param('int' if isinstance(defaults[n], int) else 'float', defaults[n]) for n in names}
+    return type('RandomLike_' + dist, (_RandomLike,), {
+        'name': '_random_%s_like' % dist, 'dist': dist, 'params': params,
+        '__doc__': 'Draws from %s(%s), shaped and typed like the input.' % (dist, ', '.join(names))})
+
+
+for _dist in _DISTRIBUTIONS:
+    register(_random_like_class(_dist))
 
 
 # ================================================================ array parameters

@@ -12,7 +12,8 @@ from .symbol import invoke
 _PREFIX = '_linalg_'
 
 
-def _make(op_name, short):
+def short_named(op_name, short):
+    """``mx.sym.<namespace>.<short>``: operator ``op_name``, its nodes named ``<short><n>``."""
     def creator(*args, **kwargs):
         if not kwargs.get('name'):
             # the short name as the hint, counted by the current manager; its prefix (if it
@@ -26,5 +27,5 @@ def _make(op_name, short):
 
 for _name in _ops.list_operators():
     if _name.startswith(_PREFIX):
-        globals()[_name[len(_PREFIX):]] = _make(_name, _name[len(_PREFIX):])
+        globals()[_name[len(_PREFIX):]] = short_named(_name, _name[len(_PREFIX):])
 del _name

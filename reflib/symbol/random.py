@@ -4,16 +4,20 @@ With number parameters ``uniform(0, 1, shape=(2, 3))`` is a ``_random_uniform`` 
 Symbol parameters ``uniform(low, high, shape=(4,))`` a ``_sample_uniform`` node drawing
 ``shape`` values per parameter element.  Unlike ``mx.nd.random``, no shape means a shape
 left to inference, and ``multinomial`` returns the log-probabilities too by default
-(``get_prob=True``), both as in MXNet.
+(``get_prob=True``), both as in MXNet.  ``uniform_like(data, low=0, high=1)`` and its
+siblings draw an array shaped like ``data`` (``exponential_like`` takes the rate ``lam``).
 """
 
 import numbers
 
 from ..base import ParamError
 from .symbol import Symbol, invoke
+from .linalg import short_named
 
-__all__ = ['uniform', 'normal', 'randn', 'gamma', 'exponential', 'poisson', 'negative_binomial',
-           'generalized_negative_binomial', 'randint', 'multinomial', 'shuffle']
+_DISTRIBUTIONS = ('uniform', 'normal', 'gamma', 'exponential', 'poisson', 'negative_binomial',
+                  'generalized_negative_binomial')
+__all__ = ['randn', 'randint', 'multinomial', 'shuffle'] + list(_DISTRIBUTIONS) + [
+    d + '_like' for d in _DISTRIBUTIONS]
 
 _UNSET = object()
 
@@ -94,3 +98,9 @@ def multinomial(data, shape=_UNSET, get_prob=True, dtype='int32', **kwargs):
 def shuffle(data, **kwargs):
     """``data`` with its first axis in a random order."""
     return invoke('_shuffle', data, **kwargs)
+
+
+# uniform_like(data, low, high), ...: the _random_<dist>_like operators, nodes named uniform_like0
+for _dist in _DISTRIBUTIONS:
+    globals()[_dist + '_like'] = short_named('_random_%s_like' % _dist, _dist + '_like')
+del _dist

@@ -55,6 +55,13 @@ SYMBOLS = [
     ("S.sample_uniform(S.var('lo'), S.var('hi'))", {'hi': (2, 2)}, {'lo': 'float32', 'hi': 'float32'}),
     ("S.sample_multinomial(S.var('p'))", {'p': (2, 3)}, {'p': 'float32'}),
     ("S.random.uniform(shape=(0, 3)) + S.var('x')", {'x': (2, 3)}, {'x': 'float32'}),
+    ("S.random.uniform_like(S.var('d'), low=1.0)", {'d': (2, 3)}, {'d': 'float16'}),
+    ("S.random.normal_like(S.var('d'), loc=1.0, scale=2.0)", {'d': (4,)}, {'d': 'float64'}),
+    ("S.random.gamma_like(S.var('d'), alpha=2.0)", {'d': (4,)}, {'d': 'float32'}),
+    ("S.random.exponential_like(S.var('d'), lam=2.0)", {'d': (4,)}, {'d': 'float32'}),
+    ("S.random.poisson_like(S.var('d'))", {'d': (4,)}, {'d': 'float32'}),
+    ("S.random.negative_binomial_like(S.var('d'), k=2, p=0.3)", {'d': (4,)}, {'d': 'float32'}),
+    ("S.random.generalized_negative_binomial_like(S.var('d'), mu=2.0)", {'d': (4,)}, {'d': 'float32'}),
 ]
 
 ARRAYS = [
@@ -83,6 +90,9 @@ ARRAYS = [
     "nd.uniform(shape=(2,))",
     "nd.random_normal(shape=(2, 1))",
     "nd.sample_poisson(nd.ones((2,)), shape=(3,))",
+    "R.uniform_like(nd.zeros((2, 3), dtype='float64'))",
+    "R.exponential_like(nd.zeros((3,)), lam=2.0)",
+    "R.negative_binomial_like(nd.zeros((3,)), k=2, p=0.5)",
 ]
 
 ERRORS = [
