@@ -38,6 +38,7 @@ layout     the same elements laid out anew: tile, repeat, stack, squeeze, reshap
            depth_to_space, space_to_depth
 ordering   by value: sort, argsort, topk, argmax, argmin, argmax_channel, _histogram
 linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
+linalg_diag    its diagonals and triangles: sumlogdiag, extract/makediag, extract/maketrian
 linalg_factor  its factorizations: syevd (eigendecomposition), gelqf (LQ)
 update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
 sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
