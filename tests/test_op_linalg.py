@@ -1,4 +1,5 @@
-"""Tests for reflib/operator/linalg.py, linalg_factor.py and the ``mx.sym.linalg`` / ``mx.nd.linalg`` namespaces.
+"""Tests for reflib/operator/linalg.py, linalg_diag.py and linalg_factor.py, and the
+``mx.sym.linalg`` / ``mx.nd.linalg`` namespaces.
 
 1. forward outputs and input gradients against MXNet 1.9.1's (tests/golden/ops_linalg.npz,
    written by tests/golden/gen_ops_linalg.py), names and inferred shapes included;
@@ -86,7 +87,8 @@ def test_ndarray_namespace_computes():
 
 # ================================================================ finite differences
 GRADIENT_CASES = [
-    ('_linalg_gemm', {'transpose_a': True, 'alpha': 0.7, 'beta': -1.5}, [rand(3, 2), rand(3, 4, seed=1), rand(2, 4, seed=2)]),
+    ('_linalg_gemm', {'transpose_a': True, 'alpha': 0.7, 'beta': -1.5},
+     [rand(3, 2), rand(3, 4, seed=1), rand(2, 4, seed=2)]),
     ('_linalg_gemm', {'axis': 0, 'transpose_b': True}, [rand(3, 2, 4), rand(5, 2, 4, seed=1), rand(3, 2, 5, seed=2)]),
     ('_linalg_gemm2', {'transpose_b': True, 'alpha': 2.0}, [rand(2, 2, 3), rand(2, 4, 3, seed=1)]),
     ('_linalg_gemm2', {'axis': 1}, [rand(2, 3, 2, 4), rand(2, 4, 2, 3, seed=1)]),

@@ -96,7 +96,8 @@ class _Update(Operator):
         given = list(in_types) + list(aux_types)
         for name, have, need in zip(self.names(p), given, want):
             if have is not None and np.dtype(have) != need:
-                raise TypeInferError('%s: input %r must be %s, got %s' % (self.name, name, need.name, np.dtype(have).name))
+                raise TypeInferError('%s: input %r must be %s, got %s'
+                                     % (self.name, name, need.name, np.dtype(have).name))
         n_in = len(in_types)
         return want[:n_in], [out], want[n_in:]
 

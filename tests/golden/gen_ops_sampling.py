@@ -37,7 +37,8 @@ SYMBOLS = [
     ("S.random.randn(2, 3)", {}, {}),
     ("S.random.uniform(S.var('lo'), S.var('hi'), shape=(4,))", {'lo': (2,)}, {'lo': 'float64', 'hi': 'float64'}),
     ("S.random.normal(S.var('mu'), S.var('sigma'))", {'mu': (2, 3)}, {'mu': 'float16', 'sigma': 'float16'}),
-    ("S.random.gamma(S.var('a'), S.var('b'), shape=(2, 2), dtype='float64')", {'a': (3,)}, {'a': 'float32', 'b': 'float32'}),
+    ("S.random.gamma(S.var('a'), S.var('b'), shape=(2, 2), dtype='float64')", {'a': (3,)},
+     {'a': 'float32', 'b': 'float32'}),
     ("S.random.exponential(S.var('s'))", {'s': (3,)}, {'s': 'float32'}),
     ("S.random.poisson(S.var('lam'), shape=2)", {'lam': (3,)}, {'lam': 'float32'}),
     ("S.random.negative_binomial(S.var('k'), S.var('p'))", {'k': (3,)}, {'k': 'float32', 'p': 'float32'}),
@@ -45,7 +46,8 @@ SYMBOLS = [
      {'mu': 'float32', 'alpha': 'float32'}),
     ("S.random.multinomial(S.var('p'), shape=(5,))", {'p': (2, 3)}, {'p': 'float64'}),
     ("S.random.multinomial(S.var('p'), get_prob=False)", {'p': (3,)}, {'p': 'float32'}),
-    ("S.random.multinomial(S.var('p'), shape=(2, 2), get_prob=False, dtype='float32')", {'p': (3,)}, {'p': 'float32'}),
+    ("S.random.multinomial(S.var('p'), shape=(2, 2), get_prob=False, dtype='float32')", {'p': (3,)},
+     {'p': 'float32'}),
     ("S.shuffle(S.var('d'))", {'d': (4, 2)}, {'d': 'float16'}),
     ("S.random.shuffle(S.var('d'))", {'d': (4, 2)}, {'d': 'float32'}),
     ("S.uniform(shape=(2,))", {}, {}),
@@ -132,7 +134,8 @@ def main():
     for text in ARRAYS:
         got = eval(text, env)
         got = got if isinstance(got, list) else [got]
-        arrays.append({'text': text, 'shapes': [list(a.shape) for a in got], 'dtypes': [np.dtype(a.dtype).name for a in got]})
+        arrays.append({'text': text, 'shapes': [list(a.shape) for a in got],
+                       'dtypes': [np.dtype(a.dtype).name for a in got]})
     errors = []
     for text in ERRORS:
         try:
