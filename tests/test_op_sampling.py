@@ -39,9 +39,7 @@ def test_symbols_as_mxnet_builds_them(case):
     with mx.sym.NameManager():
         sym = eval(case['text'], ENV)
     node = json.loads(sym.tojson())['nodes'][-1]
-    # the node's name (MXNet's Symbol.name gives it for a two-output node too; reflib's gives
-    # None for any symbol of several outputs, a difference outside this family)
-    assert node['name'] == case['name']
+    assert sym.name == node['name'] == case['name']       # a two-output node's name too
     assert sym.list_arguments() == case['arguments']
     assert sym.list_outputs() == case['outputs']
     assert node['op'] == case['op']
