@@ -104,7 +104,9 @@ class Updater:
             raise OptimizerError('set_states: %s' % err) from None
         if optimizer is not None:
             self.optimizer = optimizer
-            self.aggregate_updates = self.optimizer.aggregate_num > 0
+            # an optimizer pickled by an MXNet older than 1.6 (or a damaged file) has no
+            # aggregate_num: it then updates one weight at a time
+            self.aggregate_updates = getattr(optimizer, 'aggregate_num', 0) > 0
         self.states = {k: _state_from_numpy(v) for k, v in loaded.items()}
         self.states_synced = dict.fromkeys(self.states, False)
 
@@ -210,7 +212,23 @@ def loads_states(data):
                              % type(loaded).__name__)
     for index, state in loaded.items():
         _check_state_leaves(index, state)
+    if optimizer is not None:
+        _check_optimizer_attributes(optimizer)
     return loaded, optimizer
+
+
+def _check_optimizer_attributes(optimizer):
+    """A pickled optimizer must carry every attribute a new one of its class has (a damaged
+    file can lose some); only ``aggregate_num``, which MXNet before 1.6 did not have, may be
+    missing (the Updater then updates one weight at a time)."""
+    try:
+        fresh = type(optimizer)()
+    except Exception:  # noqa: BLE001 - a class that needs arguments: nothing to compare with
+        return
+    missing = sorted(set(vars(fresh)) - set(vars(optimizer)) - {'aggregate_num'})
+    if missing:
+        raise OptimizerError('the saved %s optimizer lacks the attributes %s: the file is damaged '
+                             'or from another version' % (type(optimizer).__name__, missing))
 
 
 def _check_state_leaves(index, state):
