@@ -187,3 +187,23 @@ def test_repr_of_one_node_with_several_outputs_is_its_name():
     x = mx.sym.var('x')
     assert repr(mx.sym.split(x, num_outputs=2, name='sp')) == '<Symbol sp>'      # as MXNet prints it
     assert repr(mx.sym.Group([x, mx.sym.relu(x, name='r')])) == '<Symbol group [x, r]>'
+
+
+@pytest.mark.parametrize('name,args,kwargs,expected', [
+    ('argmax', (), {'axis': 1}, lambda a: a.argmax(axis=1).astype(np.float32)),
+    ('sum', (), {'axis': 0, 'exclude': True}, lambda a: a.sum(axis=1)),
+    ('max', (), {'axis': 1}, lambda a: a.max(axis=1)),
+    ('abs', (), {}, np.abs),
+    ('clip', (1, 4), {}, lambda a: np.clip(a, 1, 4)),
+    ('transpose', (), {}, lambda a: a.T),
+])
+def test_methods_ndarray_defines_itself_also_take_out_as_mxnets_do(name, args, kwargs, expected):
+    """x.argmax(axis=1, out=y): methods with a numpy path of their own take the operator's
+    path for out= and the operator's other parameters (exclude=), writing into out."""
+    a = np.array([[1, -5, 2], [7, 0, 3]], dtype=np.float32)
+    want = expected(a)
+    out = mx.nd.zeros(want.shape)
+    got = getattr(mx.nd.array(a), name)(*args, out=out, **kwargs)
+    assert got is out
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    np.testing.assert_array_equal(getattr(mx.nd.array(a), name)(*args, **kwargs).asnumpy(), want)

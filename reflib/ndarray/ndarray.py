@@ -13,6 +13,8 @@ everything the executor does later:
   slices and advanced indexing return copies.
 """
 
+import functools
+import inspect
 import math
 
 import numpy as np
@@ -42,6 +44,22 @@ def move(x, ctx):
 def _dtype(dtype):
     """numpy type object, as MXNet returns from ``NDArray.dtype`` (np.float32, not dtype('float32'))."""
     return np.dtype(dtype).type
+
+
+def _operator_form(method):
+    """MXNet's NDArray methods of these names are its operators (``x.argmax(axis=1, out=y)``).
+    reflib's keep a direct numpy path for the usual call and take the operator's when the
+    call asks for what only the operator has: ``out=``, or another of its parameters."""
+    name = method.__name__
+    accepted = set(inspect.signature(method).parameters) - {'self'}
+
+    @functools.wraps(method)
+    def either(self, *args, **kwargs):
+        if kwargs.keys() <= accepted:
+            return method(self, *args, **kwargs)
+        from .op_functions import invoke
+        return invoke(name, self, *args, **kwargs)
+    return either
 
 
 class NDArray:
@@ -153,15 +171,19 @@ class NDArray:
         target = reshape_target(self.shape, tuple(shape), reverse)
         return NDArray(self._data.reshape(target), self._ctx)
 
+    @_operator_form
     def reshape_like(self, other):
         return self.reshape(other.shape)
 
+    @_operator_form
     def flatten(self):
         return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
 
+    @_operator_form
     def expand_dims(self, axis):
         return NDArray(self.xp.expand_dims(self._data, axis), self._ctx)
 
+    @_operator_form
     def transpose(self, axes=None):
         return NDArray(self.xp.ascontiguousarray(self._data.transpose(axes)), self._ctx)
 
@@ -196,10 +218,12 @@ class NDArray:
         return arr.astype(dtype) if dtype is not None else arr
 
     # ------------------------------------------------------- reductions etc.
+    @_operator_form
     def sum(self, axis=None, keepdims=False):
         # dtype=: numpy would widen int32/uint8 sums to 64 bits, MXNet keeps the dtype
         return self._wrap(self._data.sum(axis=_axis(axis), keepdims=keepdims, dtype=self._data.dtype))
 
+    @_operator_form
     def mean(self, axis=None, keepdims=False):
         if not _is_int(self._data):
             return self._wrap(self._data.mean(axis=_axis(axis), keepdims=keepdims))
@@ -208,30 +232,39 @@ class NDArray:
         count = _scalar(self.size // max(int(np.prod(total.shape)), 1) if self.size else 1, total.dtype)
         return self._wrap(_true_div(self.xp, self.xp.asarray(total), count))
 
+    @_operator_form
     def max(self, axis=None, keepdims=False):
         return self._wrap(self._data.max(axis=_axis(axis), keepdims=keepdims))
 
+    @_operator_form
     def min(self, axis=None, keepdims=False):
         return self._wrap(self._data.min(axis=_axis(axis), keepdims=keepdims))
 
+    @_operator_form
     def argmax(self, axis=None, keepdims=False):
         return self._wrap(self._data.argmax(axis=axis).astype(self._data.dtype))
 
+    @_operator_form
     def abs(self):
         return self._wrap(abs(self._data))
 
+    @_operator_form
     def square(self):
         return self._wrap(self._data * self._data)
 
+    @_operator_form
     def sqrt(self):
         return self._wrap(self._same_dtype(self.xp.sqrt(self._data)))
 
+    @_operator_form
     def exp(self):
         return self._wrap(self._same_dtype(self.xp.exp(self._data)))
 
+    @_operator_form
     def log(self):
         return self._wrap(self._same_dtype(self.xp.log(self._data)))
 
+    @_operator_form
     def clip(self, a_min, a_max):
         # bounds are cast to the array's dtype first (int array: clip(0, 2.5) clips at 2)
         dtype = self._data.dtype
@@ -242,6 +275,7 @@ class NDArray:
         with np.errstate(invalid='ignore'):
             return raw.astype(self._data.dtype, copy=False)
 
+    @_operator_form
     def norm(self, ord=2, axis=None, keepdims=False):
         """The L2 (``ord=2``) or L1 norm over ``axis`` (all axes by default), accumulated in float64."""
         if ord not in (1, 2):
