@@ -1,109 +1,17 @@
-"""Data iterators: how batches reach a Module.
-
-* ``DataDesc``  name + shape (+ dtype, layout) of one input; ``provide_data``
-  lists them so a Module can bind before seeing any data.
-* ``DataBatch`` one batch: lists of data and label arrays, plus ``pad``, the
-  number of samples at the end that are filler (they repeat the start of the
-  data set) and must be dropped from predictions.
-* ``NDArrayIter`` batches of in-memory arrays, with MXNet's three ways to
-  treat a last, incomplete batch: ``pad`` (fill it from the start and report
-  ``pad``), ``discard`` (drop it), ``roll_over`` (keep it and complete it with
-  the first samples of the next epoch).
+"""``NDArrayIter``: batches of in-memory arrays, with MXNet's three ways to treat a
+last, incomplete batch: ``pad`` (fill it from the start and report ``pad``), ``discard``
+(drop it), ``roll_over`` (keep it and complete it with the first samples of the next epoch).
 """
 
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 import numpy as np
 
-from .base import MXNetError, mx_real_t
-from .ndarray import NDArray, array, concatenate
+from ..base import MXNetError, mx_real_t
+from ..ndarray import NDArray, array, concatenate
+from .dataiter import DataBatch, DataDesc, DataIter
 
-__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter']
-
-
-class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
-    """``(name, shape)`` plus ``dtype`` and ``layout``; compares equal as the (name, shape) pair."""
-
-    def __new__(cls, name, shape, dtype=mx_real_t, layout='NCHW'):
-        desc = super().__new__(cls, name, tuple(shape))
-        desc.dtype = dtype
-        desc.layout = layout
-        return desc
-
-    def __repr__(self):
-        return 'DataDesc[%s,%s,%s,%s]' % (self.name, self.shape, self.dtype, self.layout)
-
-    @staticmethod
-    def get_batch_axis(layout):
-        """Index of 'N' in ``layout`` (0 when there is no layout, -1 when there is no batch axis)."""
-        return 0 if layout is None else layout.find('N')
-
-    @staticmethod
-    def get_list(shapes, types):
-        if types is not None:
-            type_of = dict(types)
-            return [DataDesc(name, shape, type_of[name]) for name, shape in shapes]
-        return [DataDesc(name, shape) for name, shape in shapes]
-
-
-class DataBatch:
-    """One batch of data and labels (lists of NDArrays)."""
-
-    def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
-                 provide_data=None, provide_label=None):
-        if data is not None and not isinstance(data, (list, tuple)):
-            raise MXNetError('DataBatch: data must be a list of NDArrays, got %s' % type(data).__name__)
-        if label is not None and not isinstance(label, (list, tuple)):
-            raise MXNetError('DataBatch: label must be a list of NDArrays, got %s' % type(label).__name__)
-        self.data = data
-        self.label = label
-        self.pad = pad
-        self.index = index
-        self.bucket_key = bucket_key
-        self.provide_data = provide_data
-        self.provide_label = provide_label
-
-    def __str__(self):
-        data_shapes = [d.shape for d in self.data]
-        label_shapes = [l.shape for l in self.label] if self.label else None
-        return '%s: data shapes: %s label shapes: %s' % (type(self).__name__, data_shapes, label_shapes)
-
-
-class DataIter:
-    """Base iterator: subclasses implement iter_next/getdata/getlabel/getpad (or next)."""
-
-    def __init__(self, batch_size=0):
-        self.batch_size = batch_size
-
-    def __iter__(self):
-        return self
-
-    def reset(self):
-        pass
-
-    def next(self):
-        if self.iter_next():
-            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
-                             index=self.getindex())
-        raise StopIteration
-
-    def __next__(self):
-        return self.next()
-
-    def iter_next(self):
-        return False
-
-    def getdata(self):
-        return None
-
-    def getlabel(self):
-        return None
-
-    def getindex(self):
-        return None
-
-    def getpad(self):
-        return 0
+__all__ = ['NDArrayIter']
 
 
 def _init_data(data, allow_empty, default_name):
@@ -299,38 +207,3 @@ class NDArrayIter(DataIter):
         np.random.shuffle(self.idx)
         self.data = [(name, _take_rows(arr, self.idx)) for name, arr in self.data]
         self.label = [(name, _take_rows(arr, self.idx)) for name, arr in self.label]
-
-
-class ResizeIter(DataIter):
-    """Make ``data_iter`` last exactly ``size`` batches per epoch (restarting it as needed)."""
-
-    def __init__(self, data_iter, size, reset_internal=True):
-        super().__init__(data_iter.batch_size)
-        self.data_iter = data_iter
-        self.size = size
-        self.reset_internal = reset_internal
-        self.cur = 0
-        self.current_batch = None
-        self.provide_data = data_iter.provide_data
-        self.provide_label = data_iter.provide_label
-
-    def reset(self):
-        self.cur = 0
-        if self.reset_internal:
-            self.data_iter.reset()
-
-    def iter_next(self):
-        if self.cur == self.size:
-            return False
-        try:
-            self.current_batch = self.data_iter.next()
-        except StopIteration:
-            self.data_iter.reset()
-            self.current_batch = self.data_iter.next()
-        self.cur += 1
-        return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration

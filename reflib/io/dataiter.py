@@ -1,0 +1,101 @@
+"""What every data iterator hands a Module: ``DataDesc``, ``DataBatch`` and the ``DataIter`` protocol.
+
+* ``DataDesc``  name + shape (+ dtype, layout) of one input; ``provide_data``
+  lists them so a Module can bind before seeing any data.
+* ``DataBatch`` one batch: lists of data and label arrays, plus ``pad``, the
+  number of samples at the end that are filler (they repeat the start of the
+  data set) and must be dropped from predictions.
+* ``DataIter``  ``reset``, ``next`` (or ``iter_next`` + ``getdata``/``getlabel``/
+  ``getpad``/``getindex``), and Python iteration over batches.
+"""
+
+from collections import namedtuple
+
+from ..base import MXNetError, mx_real_t
+
+__all__ = ['DataDesc', 'DataBatch', 'DataIter']
+
+
+class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
+    """``(name, shape)`` plus ``dtype`` and ``layout``; compares equal as the (name, shape) pair."""
+
+    def __new__(cls, name, shape, dtype=mx_real_t, layout='NCHW'):
+        desc = super().__new__(cls, name, tuple(shape))
+        desc.dtype = dtype
+        desc.layout = layout
+        return desc
+
+    def __repr__(self):
+        return 'DataDesc[%s,%s,%s,%s]' % (self.name, self.shape, self.dtype, self.layout)
+
+    @staticmethod
+    def get_batch_axis(layout):
+        """Index of 'N' in ``layout`` (0 when there is no layout, -1 when there is no batch axis)."""
+        return 0 if layout is None else layout.find('N')
+
+    @staticmethod
+    def get_list(shapes, types):
+        if types is not None:
+            type_of = dict(types)
+            return [DataDesc(name, shape, type_of[name]) for name, shape in shapes]
+        return [DataDesc(name, shape) for name, shape in shapes]
+
+
+class DataBatch:
+    """One batch of data and labels (lists of NDArrays)."""
+
+    def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
+                 provide_data=None, provide_label=None):
+        if data is not None and not isinstance(data, (list, tuple)):
+            raise MXNetError('DataBatch: data must be a list of NDArrays, got %s' % type(data).__name__)
+        if label is not None and not isinstance(label, (list, tuple)):
+            raise MXNetError('DataBatch: label must be a list of NDArrays, got %s' % type(label).__name__)
+        self.data = data
+        self.label = label
+        self.pad = pad
+        self.index = index
+        self.bucket_key = bucket_key
+        self.provide_data = provide_data
+        self.provide_label = provide_label
+
+    def __str__(self):
+        data_shapes = [d.shape for d in self.data]
+        label_shapes = [l.shape for l in self.label] if self.label else None
+        return '%s: data shapes: %s label shapes: %s' % (type(self).__name__, data_shapes, label_shapes)
+
+
+class DataIter:
+    """Base iterator: subclasses implement iter_next/getdata/getlabel/getpad (or next)."""
+
+    def __init__(self, batch_size=0):
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def reset(self):
+        pass
+
+    def next(self):
+        if self.iter_next():
+            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
+                             index=self.getindex())
+        raise StopIteration
+
+    def __next__(self):
+        return self.next()
+
+    def iter_next(self):
+        return False
+
+    def getdata(self):
+        return None
+
+    def getlabel(self):
+        return None
+
+    def getindex(self):
+        return None
+
+    def getpad(self):
+        return 0
