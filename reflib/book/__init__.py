@@ -14,6 +14,7 @@ this package.
 ``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10 and 11
 ``performance``           ``memory_table``, ``draw_memory_timeline``, ``profile_by_operator`` (ch. 13)
 ``buckets``               ``draw_buckets`` (ch. 14)
+``records``               ``draw_record``, ``parse_record``: one record of a RecordIO file (ch. 9)
 ========================  ===================================================================
 """
 
@@ -24,10 +25,12 @@ from .diagrams import (data_and_model_parallelism, distributed_job, fit_flowchar
 from .drawing import svg
 from .graphs import draw_placement, draw_plan, draw_shapes
 from .performance import draw_memory_timeline, memory_table, profile_by_operator
+from .records import draw_record, parse_record
 from .source import excerpt, source_lines, working_directory
 
 __all__ = ['excerpt', 'source_lines', 'working_directory', 'svg',
            'draw_handles', 'draw_executor', 'draw_group', 'draw_shapes', 'draw_plan', 'draw_placement',
            'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
            'kvstore_round', 'distributed_job',
-           'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets']
+           'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets',
+           'draw_record', 'parse_record']
