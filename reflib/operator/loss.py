@@ -18,6 +18,7 @@ LinearRegressionOutput     identity        ``out - label``        (squared error
 LogisticRegressionOutput   sigmoid         ``out - label``        (binary cross-entropy)
 MAERegressionOutput        identity        ``+1 if out > label else -1``  (absolute error)
 MakeLoss                   identity        ``1``                  (the data *is* the loss)
+make_loss                  identity        ``1``                  (MakeLoss without parameters)
 SVMOutput                  identity        (squared) hinge loss, see the class (D = 1)
 =========================  ==============  =====================================
 
@@ -335,6 +336,40 @@ class MakeLoss(Operator):
         if target is None:
             return [env.xp.full(x.shape, scale, dtype=x.dtype)]
         target.fill(scale)
+        return [target]
+
+
+@register
+class MakeLossPlain(Operator):
+    """``make_loss``: MXNet 1.9.1's second, parameterless loss marker, a separate operator
+    (its own name in a symbol's JSON, its output named ``loss`` where MakeLoss's is
+    ``output``).  Identity forward; the gradient of every element is 1 whatever the head
+    gradient, in the data's dtype.  MXNet keeps keyword arguments it does not know
+    (``grad_scale=2``) as node attributes and ignores them; reflib refuses them, since
+    MakeLoss is the operator that has them.
+
+    >>> import reflib as mx
+    >>> mx.sym.make_loss(mx.sym.Variable('x'), name='l').list_outputs()
+    ['l_loss']
+    """
+    name = 'make_loss'
+    is_loss = True
+
+    def outputs(self, p):
+        return ['loss']
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0].copy()]
+
+    def backward_reads(self, p):
+        return [], []                      # the gradient is ones: no value is read
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        target = env.grad_target(0)
+        if target is None:
+            return [env.xp.ones(x.shape, dtype=x.dtype)]
+        target.fill(1)
         return [target]
 
 
