@@ -21,7 +21,7 @@ from . import ndarray as nd
 from . import symbol as sym
 from .context import cpu
 
-__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'split_params']
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'split_params', 'FeedForward']
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 
@@ -88,3 +88,7 @@ def load_checkpoint(prefix, epoch):
     checkpoint.verify(prefix, epoch, [params], shared=[fname])
     arg_params, aux_params = split_params(nd.load(params), params)
     return sym.load(fname), arg_params, aux_params
+
+
+# last: feedforward.py uses the helpers above (mx.model.FeedForward, MXNet's legacy training API)
+from .feedforward import FeedForward  # noqa: E402
