@@ -138,6 +138,12 @@ class FeedForward:
         copied from the given ones, else filled by the initializer."""
         inputs = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in inputs]
         shapes = {d.name: tuple(d.shape) for d in inputs}
+        arg_names = self.symbol.list_arguments()
+        strangers = [name for name in shapes if name not in arg_names]
+        if strangers:
+            raise ValueError('FeedForward.fit: the iterator provides %s, which the network does not take '
+                             '(its arguments: %s); numpy labels are named softmax_label, so give another '
+                             'label name through an NDArrayIter(label_name=...)' % (strangers, arg_names))
         arg_shapes, _, aux_shapes = self.symbol.infer_shape(**shapes)
         if arg_shapes is None:
             known, _, _ = self.symbol.infer_shape_partial(**shapes)
@@ -146,7 +152,6 @@ class FeedForward:
                              'give those variables a shape (mx.sym.Variable(name, shape=...))'
                              % (unknown, shapes))
         arg_types, _, aux_types = self.symbol.infer_type(**{d.name: d.dtype for d in inputs})
-        arg_names = self.symbol.list_arguments()
         aux_names = self.symbol.list_auxiliary_states()
         param_names = [n for n in arg_names if n not in shapes]
 
