@@ -1,0 +1,133 @@
+"""``CSVIter``: batches from comma-separated files of numbers, as MXNet 1.9.1 makes them.
+
+Each line of ``data_csv`` is one sample, reshaped to ``data_shape``; each line of
+``label_csv`` its label (all labels are 0 without one).  ``data_csv`` may name a
+directory: its files are read in name order, one after another.  Blank lines are
+skipped.
+
+Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
+
+* data is ``(batch,) + data_shape``; a label of one value is ``(batch,)``, else
+  ``(batch,) + label_shape``; both float32, or int32/int64 with ``dtype`` (integers are
+  read as C's ``strtol`` reads them: ``2.7`` gives 2, ``-3.2`` gives -3);
+* ``getindex()`` gives the line numbers (uint64) of the batch's samples;
+* ``round_batch=True`` (the default) completes a short last batch from the first lines,
+  reports ``pad``, and then the next ``reset()`` does not rewind: that epoch starts after
+  the borrowed lines (see loader.BatchBuffer); ``round_batch=False`` leaves the previous
+  batch's values in the padded rows;
+* MXNet documents ``reset()`` only after a complete pass: its read-ahead threads make a
+  reset in mid-epoch land somewhere timing-dependent.  reflib rewinds to the start.
+
+>>> open('/tmp/_csviter_doc.csv', 'w').write('1,2,3\\n2,3,4\\n3,4,5\\n4,5,6\\n')
+24
+>>> it = mx.io.CSVIter(data_csv='/tmp/_csviter_doc.csv', data_shape=(3,), batch_size=3)
+>>> [(b.data[0].asnumpy()[:, 0].tolist(), b.pad) for b in it]
+[([1.0, 2.0, 3.0], 0), ([4.0, 1.0, 2.0], 1)]
+"""
+
+import os
+import re
+
+import numpy as np
+
+from ..base import MXNetError
+from .loader import BatchBuffer, FileIter, check_dtype, parse_bool, parse_int, parse_shape
+
+__all__ = ['CSVIter', 'read_csv_rows']
+
+_LEADING_INT = re.compile(r'\s*([+-]?\d+)')
+
+
+def _files(path, owner):
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if os.path.isfile(os.path.join(path, n)))
+        if not names:
+            raise MXNetError('%s: the directory %r holds no files' % (owner, path))
+        return [os.path.join(path, n) for n in names]
+    if not os.path.exists(path):
+        raise MXNetError('%s: %r: no such file or directory' % (owner, path))
+    return [path]
+
+
+def _parse_int(token):
+    match = _LEADING_INT.match(token)
+    if match is None:
+        raise ValueError(token)
+    return int(match.group(1))
+
+
+def read_csv_rows(path, width, dtype, owner='CSVIter', what='data_csv'):
+    """All rows of the file or directory ``path`` as a (rows, width) array of ``dtype``."""
+    parse = _parse_int if dtype.kind == 'i' else float
+    rows = []
+    for fname in _files(path, owner):
+        try:
+            with open(fname, 'r') as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as err:
+            raise MXNetError('%s: cannot read %s %r: %s' % (owner, what, fname, err)) from None
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            fields = line.split(',')
+            if len(fields) != width:
+                raise MXNetError('%s: %s line %d has %d values, the shape needs %d (%s:%d: %r)'
+                                 % (owner, what, lineno, len(fields), width, fname, lineno, line[:80]))
+            try:
+                rows.append([parse(v) for v in fields])
+            except ValueError:
+                bad = next(v for v in fields if not _is_number(parse, v))
+                raise MXNetError('%s: %s line %d: %r is not a number (%s:%d)'
+                                 % (owner, what, lineno, bad.strip(), fname, lineno)) from None
+    if not rows:
+        raise MXNetError('%s: %s %r holds no rows' % (owner, what, path))
+    try:
+        return np.array(rows, dtype=dtype)
+    except OverflowError:
+        raise MXNetError('%s: %s %r has a value out of %s\'s range' % (owner, what, path, dtype.name)) from None
+
+
+def _is_number(parse, token):
+    try:
+        parse(token)
+    except ValueError:
+        return False
+    return True
+
+
+class CSVIter(FileIter):
+    """Batches of CSV lines reshaped to ``data_shape``; see the module's notes."""
+
+    owner = 'CSVIter'
+
+    def __init__(self, *, data_csv, data_shape, batch_size, label_csv='NULL', label_shape=(1,),
+                 round_batch=True, prefetch_buffer=4, ctx='gpu', dtype=None,
+                 data_name='data', label_name='softmax_label', **kwargs):
+        self.warn_unknown(kwargs)
+        owner = self.owner
+        data_shape = parse_shape(owner, 'data_shape', data_shape)
+        label_shape = parse_shape(owner, 'label_shape', label_shape)
+        batch_size = parse_int(owner, 'batch_size', batch_size, minimum=1)
+        round_batch = parse_bool(owner, 'round_batch', round_batch)
+        dtype = check_dtype(owner, dtype, ('float32', 'int32', 'int64'))
+        data = read_csv_rows(os.fspath(data_csv), int(np.prod(data_shape)), dtype)
+        data = data.reshape((len(data),) + data_shape)
+        label_size = int(np.prod(label_shape))
+        # a label of one value is a scalar per sample: (batch,) rather than (batch, 1)
+        per_label = () if label_size == 1 else label_shape
+        if label_csv is None or str(label_csv) == 'NULL':
+            label = np.zeros((len(data),) + per_label, dtype)
+        else:
+            label = read_csv_rows(os.fspath(label_csv), label_size, dtype, what='label_csv')
+            if len(label) < len(data):
+                raise MXNetError('CSVIter: label_csv %r has %d rows for the %d rows of data_csv %r'
+                                 % (label_csv, len(label), len(data), data_csv))
+            label = label[:len(data)].reshape((len(data),) + per_label)
+        self._buffer = BatchBuffer(owner, data, label, batch_size, round_batch)
+        super().__init__(data_name, label_name)
+
+    def _before_first(self):
+        self._buffer.before_first()
+
+    def _read_batch(self):
+        return self._buffer.read()
