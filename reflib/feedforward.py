@@ -144,10 +144,10 @@ class FeedForward:
             raise ValueError('FeedForward.fit: the iterator provides %s, which the network does not take '
                              '(its arguments: %s); numpy labels are named softmax_label, so give another '
                              'label name through an NDArrayIter(label_name=...)' % (strangers, arg_names))
-        arg_shapes, _, aux_shapes = self.symbol.infer_shape(**shapes)
-        if arg_shapes is None:
-            known, _, _ = self.symbol.infer_shape_partial(**shapes)
-            unknown = [n for n, s in zip(self.symbol.list_arguments(), known) if not s or 0 in s]
+        arg_shapes, _, aux_shapes = self.symbol.infer_shape_partial(**shapes)
+        unknown = [n for n, s in zip(arg_names + self.symbol.list_auxiliary_states(), arg_shapes + aux_shapes)
+                   if not s or 0 in s]
+        if unknown:
             raise ValueError('FeedForward.fit: the shapes of %s cannot be inferred from the inputs %s; '
                              'give those variables a shape (mx.sym.Variable(name, shape=...))'
                              % (unknown, shapes))

@@ -17,6 +17,7 @@ shuffled by numpy's global generator, seeded here the same way for both librarie
   return_data and num_batch, score on a padded iterator (padding counted).
 * ``iter_epoch_size``: an unshuffled NDArrayIter (batch 5, last batch padded), epoch_size
   4 so epochs run across the iterator's end, begin_epoch 1, an Optimizer object.
+* ``two_devices``: ctx=[cpu(0), cpu(1)] with work_load_list [2, 1] (kvstore 'local').
 * ``begin_state``: a network with a begin-state input ``init_h`` given in arg_params (so
   trained as a parameter) plus an unused ``junk`` entry, allow_extra_params=True.
 * ``bucketing``: a symbol function of the bucket key (Embedding, a position-wise
@@ -129,6 +130,19 @@ def iter_epoch_size(mx):
     return out
 
 
+def two_devices(mx):
+    """ctx=[cpu(0), cpu(1)]: each batch split in two, gradients summed by the 'local' store."""
+    out = {}
+    X, y = data(5, 24)
+    model = _model(mx, mlp(mx), ctx=[mx.cpu(0), mx.cpu(1)], num_epoch=2, learning_rate=0.1, momentum=0.9,
+                   wd=0.01, arg_params=initial_params(mx, MLP_SHAPES, seed=10))
+    model.fit(mx.io.NDArrayIter(X, y, 6), work_load_list=[2, 1])
+    for name, arr in model.arg_params.items():
+        out['final/' + name] = arr.asnumpy()
+    out['score'] = np.array(model.score(mx.io.NDArrayIter(X, y, 5)))
+    return out
+
+
 def state_net(mx):
     fc = mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=N_CLASS, name='fc1')
     state = mx.sym.Variable('init_h', shape=(1, N_CLASS))
@@ -192,6 +206,7 @@ def bucketing(mx, buckets=(5,)):
 
 
 SCENARIOS = {'numpy_fit': numpy_fit, 'iter_epoch_size': iter_epoch_size, 'begin_state': begin_state,
+             'two_devices': two_devices,
              'bucketing': bucketing}
 
 
