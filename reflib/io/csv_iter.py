@@ -22,7 +22,7 @@ Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
 24
 >>> it = mx.io.CSVIter(data_csv='/tmp/_csviter_doc.csv', data_shape=(3,), batch_size=3)
 >>> [(b.data[0].asnumpy()[:, 0].tolist(), b.pad) for b in it]
-[([1.0, 2.0, 3.0], 0), ([4.0, 1.0, 2.0], 1)]
+[([1.0, 2.0, 3.0], 0), ([4.0, 1.0, 2.0], 2)]
 """
 
 import os

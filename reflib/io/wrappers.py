@@ -1,4 +1,7 @@
-"""Iterators that wrap another iterator: ``ResizeIter`` (a fixed number of batches per epoch)."""
+"""Iterators that wrap another iterator: ``ResizeIter`` (a fixed number of batches per epoch).
+
+``PrefetchingIter`` (reading ahead in threads) is in prefetch.py.
+"""
 
 from .dataiter import DataIter
 
@@ -6,7 +9,21 @@ __all__ = ['ResizeIter']
 
 
 class ResizeIter(DataIter):
-    """Make ``data_iter`` last exactly ``size`` batches per epoch (restarting it as needed)."""
+    """Make ``data_iter`` last exactly ``size`` batches per epoch.
+
+    When the wrapped iterator runs out it is reset and read on, so an epoch may end
+    part-way through the wrapped one; the next epoch then goes on from there unless
+    ``reset_internal`` (the default) resets the wrapped iterator too.  Batches are the
+    wrapped iterator's own (``pad`` included).  As in MXNet 1.9.1.
+
+    >>> base = mx.io.NDArrayIter(np.arange(6).reshape(6, 1), batch_size=2)
+    >>> it = mx.io.ResizeIter(base, 4, reset_internal=False)
+    >>> [b.data[0].asnumpy()[0, 0].item() for b in it]
+    [0.0, 2.0, 4.0, 0.0]
+    >>> it.reset()
+    >>> [b.data[0].asnumpy()[0, 0].item() for b in it]
+    [2.0, 4.0, 0.0, 2.0]
+    """
 
     def __init__(self, data_iter, size, reset_internal=True):
         super().__init__(data_iter.batch_size)
@@ -17,6 +34,9 @@ class ResizeIter(DataIter):
         self.current_batch = None
         self.provide_data = data_iter.provide_data
         self.provide_label = data_iter.provide_label
+        if hasattr(data_iter, 'default_bucket_key'):
+            # a BucketingModule binds its default bucket from this
+            self.default_bucket_key = data_iter.default_bucket_key
 
     def reset(self):
         self.cur = 0
@@ -38,3 +58,15 @@ class ResizeIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
