@@ -37,8 +37,9 @@ shapes) still uses the parameters from before it.  reflib copies the current
 parameters at every call.
 """
 
+import contextlib
 import logging
-import time
+import re
 import warnings
 
 import numpy as np
@@ -60,6 +61,16 @@ __all__ = ['FeedForward']
 
 _DEPRECATED = ('\033[91mmxnet.model.FeedForward has been deprecated. '
                'Please use mxnet.mod.Module instead.\033[0m')
+
+
+@contextlib.contextmanager
+def _warned_at_caller():
+    """The constructor's deprecation warning, blamed on the caller of load/create (two frames
+    up) rather than on this file, so that filters on the user's module see it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message=re.escape(_DEPRECATED))
+        yield
+    warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=4)
 
 
 def _check_unique_names(symbol):
@@ -359,8 +370,9 @@ class FeedForward:
     def load(prefix, epoch, ctx=None, **kwargs):
         """A FeedForward from a checkpoint, ``begin_epoch=epoch`` (kwargs: num_epoch, optimizer...)."""
         symbol, arg_params, aux_params = load_checkpoint(prefix, epoch)
-        return FeedForward(symbol, ctx=ctx, arg_params=arg_params, aux_params=aux_params,
-                           begin_epoch=epoch, **kwargs)
+        with _warned_at_caller():
+            return FeedForward(symbol, ctx=ctx, arg_params=arg_params, aux_params=aux_params,
+                               begin_epoch=epoch, **kwargs)
 
     @staticmethod
     def create(symbol, X, y=None, ctx=None, num_epoch=None, epoch_size=None, optimizer='sgd',
@@ -368,8 +380,9 @@ class FeedForward:
                batch_end_callback=None, kvstore='local', logger=None, work_load_list=None,
                eval_end_callback=LogValidationMetricsCallback(), eval_batch_end_callback=None, **kwargs):
         """Construct and fit in one call; returns the trained model."""
-        model = FeedForward(symbol, ctx=ctx, num_epoch=num_epoch, epoch_size=epoch_size,
-                            optimizer=optimizer, initializer=initializer, **kwargs)
+        with _warned_at_caller():
+            model = FeedForward(symbol, ctx=ctx, num_epoch=num_epoch, epoch_size=epoch_size,
+                                optimizer=optimizer, initializer=initializer, **kwargs)
         model.fit(X, y, eval_data=eval_data, eval_metric=eval_metric,
                   epoch_end_callback=epoch_end_callback, batch_end_callback=batch_end_callback,
                   kvstore=kvstore, logger=logger, work_load_list=work_load_list,

@@ -96,6 +96,15 @@ def test_deprecation_warning():
         mx.model.FeedForward(gen.mlp(mx))
 
 
+def test_load_and_create_warn_at_their_caller():
+    x, y = gen.data(0, 8)
+    with pytest.warns(DeprecationWarning, match='FeedForward has been deprecated') as record:
+        mx.model.FeedForward.load(os.path.join(GOLDEN_DIR, 'feedforward_mlp'), 3)
+        mx.model.FeedForward.create(gen.mlp(mx), x, y, num_epoch=1,
+                                    arg_params=gen.initial_params(mx, gen.MLP_SHAPES))
+    assert [w.filename for w in record] == [__file__, __file__]
+
+
 def test_predict_after_fit_uses_the_trained_parameters():
     """MXNet keeps the first prediction executor with the parameters it had then; reflib does not."""
     x, y = gen.data(0, gen.N_TRAIN)
