@@ -9,6 +9,9 @@ A checkpoint of ``prefix`` at epoch 3 is
 The files are saved as one set (see reflib/checkpoint.py): a crash at any moment
 leaves the previous checkpoint or the new one, whole, and loading refuses a set whose
 files come from different saves.
+
+``mx.model.FeedForward``, MXNet's legacy training API, lives in reflib/feedforward.py and is
+exported here, as MXNet has it.
 """
 
 import logging
