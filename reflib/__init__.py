@@ -22,6 +22,7 @@ from . import executor
 from .executor import Executor
 from . import test_utils
 from . import io
+from . import recordio
 from . import model
 from . import initializer
 from . import initializer as init

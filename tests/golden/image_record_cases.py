@@ -1,0 +1,75 @@
+"""The images, records and ImageRecordIter settings shared by gen_recordio.py (MXNet side)
+and tests/test_image_record_iter.py (reflib side)."""
+
+import numpy as np
+
+# (height, width) of the images packed into imgrec.rec; some smaller than 8 x 8 or 10 x 10
+SIZES = [(10, 12), (8, 8), (12, 9), (9, 14), (11, 11), (16, 10), (8, 13), (13, 8), (9, 9), (14, 15), (8, 10),
+         (12, 12)]
+
+
+def images():
+    """The RGB images (uint8, H x W x 3): smooth gradients plus noise, so that resizing shows."""
+    rng = np.random.RandomState(12)
+    out = []
+    for h, w in SIZES:
+        yy, xx = np.mgrid[0:h, 0:w]
+        base = np.stack([yy * 255 // h, xx * 255 // w, (yy + xx) * 127 // (h + w)], axis=-1)
+        out.append(np.clip(base + rng.randint(-10, 11, (h, w, 3)), 0, 255).astype(np.uint8))
+    return out
+
+
+def labels(i):
+    """The label(s) of image i: one label in imgrec.rec, two in imgrec_multi.rec."""
+    return float(i), [float(i), float(i) / 2]
+
+
+# ImageRecordIter settings whose batches MXNet 1.9.1 recorded (labels and pads of 4 epochs,
+# the data of the first)
+CASES = {
+    'plain': dict(data_shape=(3, 8, 8), batch_size=5),
+    'batch4': dict(data_shape=(3, 8, 8), batch_size=4),
+    'batch13': dict(data_shape=(3, 8, 8), batch_size=13),
+    'batch24': dict(data_shape=(3, 8, 8), batch_size=24),
+    'resize': dict(data_shape=(3, 8, 8), batch_size=5, resize=9),
+    'resize_up': dict(data_shape=(3, 8, 8), batch_size=5, resize=17),
+    'small': dict(data_shape=(3, 10, 10), batch_size=5),
+    'norm': dict(data_shape=(3, 8, 8), batch_size=5, mean_r=100, mean_g=110, mean_b=120, std_r=50, std_g=60,
+                 std_b=70, scale=0.5),
+    'gray': dict(data_shape=(1, 8, 8), batch_size=5),
+    'mirror': dict(data_shape=(3, 8, 8), batch_size=5, mirror=True),
+    'uint8': dict(data_shape=(3, 8, 8), batch_size=5, dtype='uint8'),
+    'names': dict(data_shape=(3, 8, 8), batch_size=5, data_name='img', label_name='lbl'),
+    'multi': dict(data_shape=(3, 8, 8), batch_size=5, label_width=2, multi=True),
+    'part0of3': dict(data_shape=(3, 8, 8), batch_size=3, num_parts=3, part_index=0),
+    'part1of3': dict(data_shape=(3, 8, 8), batch_size=3, num_parts=3, part_index=1),
+    'part2of3': dict(data_shape=(3, 8, 8), batch_size=3, num_parts=3, part_index=2),
+    'part1of5': dict(data_shape=(3, 8, 8), batch_size=2, num_parts=5, part_index=1),
+    'idx_part1of3': dict(data_shape=(3, 8, 8), batch_size=3, num_parts=3, part_index=1, idx=True),
+    'idx_part2of5': dict(data_shape=(3, 8, 8), batch_size=2, num_parts=5, part_index=2, idx=True),
+    'no_round': dict(data_shape=(3, 8, 8), batch_size=5, round_batch=False),
+}
+
+# the cases whose pixels are recorded (the others differ from these only in which images come
+# when, which the labels, unique per image, show); 'norm' only its first batch
+DATA_CASES = ('plain', 'resize', 'resize_up', 'small', 'norm', 'gray', 'mirror', 'uint8', 'no_round')
+
+
+def iter_kwargs(case, folder):
+    """ImageRecordIter keyword arguments of a case, its files in ``folder``."""
+    import os
+    kwargs = {k: v for k, v in case.items() if k not in ('multi', 'idx')}
+    name = 'imgrec_multi' if case.get('multi') else 'imgrec'
+    kwargs['path_imgrec'] = os.path.join(folder, name + '.rec')
+    if case.get('idx'):
+        kwargs['path_imgidx'] = os.path.join(folder, name + '.idx')
+    kwargs['preprocess_threads'] = 1
+    return kwargs
+
+
+# raw records (the byte-level format): empty, unaligned lengths, the magic number inside
+MAGIC = b'\x0a\x23\xd7\xce'
+RAW_RECORDS = [b'', b'a', b'abcd', b'abcde', MAGIC, b'xy' + MAGIC, b'abcd' + MAGIC + b'efgh',
+               b'abcd' + MAGIC + MAGIC + b'ef', b'abcd' + MAGIC, MAGIC + b'12' + MAGIC,
+               bytes(range(256)) * 3]
+RAW_KEYS = [3, 1, 4, 15, 9, 2, 6, 5, 35, 8, 97]
