@@ -18,9 +18,9 @@ Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
 * MXNet documents ``reset()`` only after a complete pass: its read-ahead threads make a
   reset in mid-epoch land somewhere timing-dependent.  reflib rewinds to the start.
 
->>> open('/tmp/_csviter_doc.csv', 'w').write('1,2,3\\n2,3,4\\n3,4,5\\n4,5,6\\n')
+>>> open('data.csv', 'w').write('1,2,3\\n2,3,4\\n3,4,5\\n4,5,6\\n')
 24
->>> it = mx.io.CSVIter(data_csv='/tmp/_csviter_doc.csv', data_shape=(3,), batch_size=3)
+>>> it = mx.io.CSVIter(data_csv='data.csv', data_shape=(3,), batch_size=3)
 >>> [(b.data[0].asnumpy()[:, 0].tolist(), b.pad) for b in it]
 [([1.0, 2.0, 3.0], 0), ([4.0, 1.0, 2.0], 2)]
 """
