@@ -66,7 +66,7 @@ def decode(payload, iscolor=1, bgr=False):
 
 def encode(img, img_fmt='.jpg', quality=95, bgr=False):
     """uint8 array (H x W, H x W x 1, H x W x 3 or H x W x 4) -> '.jpg' or '.png' bytes.
-    ``quality``: JPEG quality 1-100, or PNG's zlib compression level 0-9."""
+    ``quality``: JPEG quality 0-100, or PNG's zlib compression level 0-9 (clamped to the range)."""
     from PIL import Image
     fmt = _FORMATS.get(str(img_fmt).lower())
     if fmt is None:
@@ -83,12 +83,10 @@ def encode(img, img_fmt='.jpg', quality=95, bgr=False):
     if img.ndim == 3 and bgr:
         img = img[..., [2, 1, 0, 3][:img.shape[2]]]
     out = io.BytesIO()
+    # out-of-range values are clamped, as OpenCV does (im2rec's default quality 95 with
+    # --encoding .png means compression level 9)
     if fmt == 'JPEG':
-        if not 0 <= quality <= 100:
-            raise MXNetError('encode: JPEG quality must be in 0..100, got %r' % (quality,))
-        Image.fromarray(np.ascontiguousarray(img)).save(out, 'JPEG', quality=int(quality))
+        Image.fromarray(np.ascontiguousarray(img)).save(out, 'JPEG', quality=min(max(int(quality), 0), 100))
     else:
-        if not 0 <= quality <= 9:
-            raise MXNetError('encode: PNG compression level must be in 0..9, got %r' % (quality,))
-        Image.fromarray(np.ascontiguousarray(img)).save(out, 'PNG', compress_level=int(quality))
+        Image.fromarray(np.ascontiguousarray(img)).save(out, 'PNG', compress_level=min(max(int(quality), 0), 9))
     return out.getvalue()
