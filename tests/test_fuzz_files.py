@@ -235,6 +235,18 @@ def test_damaged_states_files_load_or_raise_mxnet_error(path):
     check()
 
 
+def test_states_file_with_a_huge_memo_index_is_refused_at_once():
+    # Found by the fuzzer: one zero byte inserted turns a string's length into the wrong
+    # place and leaves LONG_BINPUT 1090817172; C's unpickler grew its memo table to that
+    # size (37 s, gigabytes) before it failed.
+    data = bytearray(_read(os.path.join(GOLDEN, 'reflib_states_v2_adam.states'), 'rb'))
+    data[392:392] = b'\x00'
+    updater = mx.optimizer.get_updater(mx.optimizer.create('adam'))
+    with no_hang(2):
+        with pytest.raises(MXNetError, match='memo index 1090817172'):
+            updater.set_states(bytes(data))
+
+
 # ---------------------------------------------------------------------------- checkpoint sets
 
 

@@ -9,6 +9,7 @@ each side resumes from the other's checkpoints.
 
 import io
 import pickle
+import pickletools
 
 import numpy as np
 
@@ -198,6 +199,7 @@ def loads_states(data):
     by MXNet (arrays as pickled; ``_state_to_numpy`` or ``_state_from_numpy`` convert them);
     anything else is an OptimizerError."""
     try:
+        _refuse_memo_bombs(data)
         loaded = _StatesUnpickler(data).load()
     except OptimizerError:
         raise
@@ -215,6 +217,26 @@ def loads_states(data):
     if optimizer is not None:
         _check_optimizer_attributes(optimizer)
     return loaded, optimizer
+
+
+_MEMO_OPCODES = frozenset(['PUT', 'BINPUT', 'LONG_BINPUT', 'GET', 'BINGET', 'LONG_BINGET'])
+
+
+def _refuse_memo_bombs(data):
+    """A damaged file can ask the unpickler to store an object at memo index 10**9, and C's
+    unpickler then grows its memo table to that size (tens of seconds, gigabytes).  A file of
+    n bytes memoizes fewer than n objects, so a larger index is damage: refused before
+    unpickling.  Other damage is left to the unpickler, which stops at it."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        return                              # _StatesUnpickler names the wrong type
+    size, ops = len(data), pickletools.genops(bytes(data))
+    while True:
+        try:
+            opcode, arg, pos = next(ops)
+        except Exception:  # noqa: BLE001 - the end, or unreadable from here on: the unpickler stops there too
+            return
+        if opcode.name in _MEMO_OPCODES and isinstance(arg, int) and not 0 <= arg < size:
+            raise pickle.UnpicklingError('memo index %d at byte %d in %d bytes' % (arg, pos, size))
 
 
 def _check_optimizer_attributes(optimizer):
