@@ -8,8 +8,9 @@ skipped.
 Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
 
 * data is ``(batch,) + data_shape``; a label of one value is ``(batch,)``, else
-  ``(batch,) + label_shape``; both float32, or int32/int64 with ``dtype`` (integers are
-  read as C's ``strtol`` reads them: ``2.7`` gives 2, ``-3.2`` gives -3);
+  ``(batch,) + label_shape``; both float32, or int32/int64 with ``dtype``;
+* numbers are read as MXNet's parser reads them, which is not always the nearest float32
+  (text_numbers.py); integer dtypes take a field's leading integer (``2.7`` gives 2);
 * ``getindex()`` gives the line numbers (uint64) of the batch's samples;
 * ``round_batch=True`` (the default) completes a short last batch from the first lines,
   reports ``pad``, and then the next ``reset()`` does not rewind: that epoch starts after
@@ -26,16 +27,15 @@ Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
 """
 
 import os
-import re
 
 import numpy as np
 
 from ..base import MXNetError
 from .loader import BatchBuffer, FileIter, check_dtype, parse_bool, parse_int, parse_shape
+from .text_numbers import parse_floats, parse_ints
 
 __all__ = ['CSVIter', 'read_csv_rows']
 
-_LEADING_INT = re.compile(r'\s*([+-]?\d+)')
 
 
 def _files(path, owner):
@@ -49,17 +49,10 @@ def _files(path, owner):
     return [path]
 
 
-def _parse_int(token):
-    match = _LEADING_INT.match(token)
-    if match is None:
-        raise ValueError(token)
-    return int(match.group(1))
-
-
 def read_csv_rows(path, width, dtype, owner='CSVIter', what='data_csv'):
-    """All rows of the file or directory ``path`` as a (rows, width) array of ``dtype``."""
-    parse = _parse_int if dtype.kind == 'i' else float
-    rows = []
+    """All rows of the file or directory ``path`` as a (rows, width) array of ``dtype``,
+    the numbers read as MXNet reads them (text_numbers.py)."""
+    tokens, where = [], []
     for fname in _files(path, owner):
         try:
             with open(fname, 'r') as f:
@@ -73,26 +66,19 @@ def read_csv_rows(path, width, dtype, owner='CSVIter', what='data_csv'):
             if len(fields) != width:
                 raise MXNetError('%s: %s line %d has %d values, the shape needs %d (%s:%d: %r)'
                                  % (owner, what, lineno, len(fields), width, fname, lineno, line[:80]))
-            try:
-                rows.append([parse(v) for v in fields])
-            except ValueError:
-                bad = next(v for v in fields if not _is_number(parse, v))
-                raise MXNetError('%s: %s line %d: %r is not a number (%s:%d)'
-                                 % (owner, what, lineno, bad.strip(), fname, lineno)) from None
-    if not rows:
+            tokens.extend(fields)
+            where.append((fname, lineno))
+    if not tokens:
         raise MXNetError('%s: %s %r holds no rows' % (owner, what, path))
     try:
-        return np.array(rows, dtype=dtype)
-    except OverflowError:
-        raise MXNetError('%s: %s %r has a value out of %s\'s range' % (owner, what, path, dtype.name)) from None
-
-
-def _is_number(parse, token):
-    try:
-        parse(token)
-    except ValueError:
-        return False
-    return True
+        values = parse_floats(tokens) if dtype.kind == 'f' else parse_ints(tokens, dtype)
+    except (ValueError, OverflowError) as err:
+        i = err.args[0]
+        fname, lineno = where[i // width]
+        problem = 'is not a number' if isinstance(err, ValueError) else "is out of %s's range" % dtype.name
+        raise MXNetError('%s: %s line %d: %r %s (%s:%d)'
+                         % (owner, what, lineno, tokens[i].strip(), problem, fname, lineno)) from None
+    return values.astype(dtype, copy=False).reshape(len(where), width)
 
 
 class CSVIter(FileIter):
