@@ -24,7 +24,8 @@ def to_gray(rgb, png=False):
     rgb = rgb.astype(np.uint32)
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     if png:
-        return ((r * 9797 + g * 19235 + b * 3736) >> 15).astype(np.uint8)
+        # libpng truncates 0.299 and 0.587 to 2**-15 units (9797, 19234) and gives blue the rest
+        return ((r * 9797 + g * 19234 + b * 3737) >> 15).astype(np.uint8)
     return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(np.uint8)
 
 
