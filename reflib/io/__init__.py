@@ -8,6 +8,7 @@ loader         FileIter: what the file iterators share (MXNet's MXDataIter conve
 mnist          MNISTIter: MNIST's idx files
 csv_iter       CSVIter: comma-separated numbers
 libsvm         LibSVMIter: refused (MXNet's returns sparse CSR batches)
+image_record   ImageRecordIter: images from RecordIO files (what happens to one image: image_augment)
 """
 
 from .dataiter import DataDesc, DataBatch, DataIter
@@ -17,6 +18,8 @@ from .prefetch import PrefetchingIter
 from .mnist import MNISTIter
 from .csv_iter import CSVIter
 from .libsvm import LibSVMIter
+from .image_record import ImageRecordIter, ImageRecordUInt8Iter
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter',
-           'PrefetchingIter', 'MNISTIter', 'CSVIter', 'LibSVMIter']
+           'PrefetchingIter', 'MNISTIter', 'CSVIter', 'LibSVMIter', 'ImageRecordIter',
+           'ImageRecordUInt8Iter']

@@ -63,7 +63,7 @@ def iter_kwargs(case, folder):
     kwargs['path_imgrec'] = os.path.join(folder, name + '.rec')
     if case.get('idx'):
         kwargs['path_imgidx'] = os.path.join(folder, name + '.idx')
-    kwargs['preprocess_threads'] = 1
+    kwargs.setdefault('preprocess_threads', 1)
     return kwargs
 
 
@@ -73,3 +73,24 @@ RAW_RECORDS = [b'', b'a', b'abcd', b'abcde', MAGIC, b'xy' + MAGIC, b'abcd' + MAG
                b'abcd' + MAGIC + MAGIC + b'ef', b'abcd' + MAGIC, MAGIC + b'12' + MAGIC,
                bytes(range(256)) * 3]
 RAW_KEYS = [3, 1, 4, 15, 9, 2, 6, 5, 35, 8, 97]
+
+
+# settings with shuffle or random augmentation (gen_image_record_iter.py): the labels and pads
+# of 4 epochs, and for those in RANDOM_DATA_CASES the data of all 4 as uint8 (whole numbers: float32
+# without normalisation draws two more random numbers per image than uint8)
+RANDOM_CASES = {
+    'shuffle': dict(data_shape=(3, 8, 8), batch_size=4, shuffle=True),
+    'shuffle_seed1_batch5': dict(data_shape=(3, 8, 8), batch_size=5, shuffle=True, seed=1),
+    'shuffle_idx_part1of2': dict(data_shape=(3, 8, 8), batch_size=4, shuffle=True, num_parts=2, part_index=1,
+                                 idx=True),
+    'shuffle_part1of3': dict(data_shape=(3, 8, 8), batch_size=2, shuffle=True, seed=7, num_parts=3, part_index=1),
+    'rand_mirror': dict(data_shape=(3, 8, 8), batch_size=4, rand_mirror=True, dtype='uint8'),
+    'rand_crop': dict(data_shape=(3, 8, 8), batch_size=4, rand_crop=True, dtype='uint8'),
+    'rand_crop_mirror_shuffle': dict(data_shape=(3, 7, 9), batch_size=5, rand_crop=True, rand_mirror=True,
+                                     shuffle=True, seed=3, resize=10, dtype='uint8'),
+    'rand_mirror_float': dict(data_shape=(3, 8, 8), batch_size=4, rand_mirror=True, rand_crop=True),
+    'rand_mirror_4threads': dict(data_shape=(3, 8, 8), batch_size=4, rand_mirror=True, dtype='uint8',
+                                 preprocess_threads=4),
+}
+RANDOM_DATA_CASES = ('rand_mirror', 'rand_crop', 'rand_crop_mirror_shuffle', 'rand_mirror_float',
+                     'rand_mirror_4threads')
