@@ -210,7 +210,9 @@ def main(argv=None):
         count = write_record_file(lst, args.root, pass_through=args.pass_through, color=args.color,
                                   center_crop=args.center_crop, resize=args.resize, quality=args.quality,
                                   encoding=args.encoding, pack_label=args.pack_label)
-        print('%s: %d images -> %s.rec' % (lst, count, os.path.splitext(lst)[0]))
+        shown = os.path.relpath(lst)                # short when under the working folder
+        shown = lst if shown.startswith(os.pardir) else shown
+        print('%s: %d images -> %s.rec' % (shown, count, os.path.splitext(shown)[0]))
     return 0
 
 
