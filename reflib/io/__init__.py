@@ -18,8 +18,8 @@ from .prefetch import PrefetchingIter
 from .mnist import MNISTIter
 from .csv_iter import CSVIter
 from .libsvm import LibSVMIter
-from .image_record import ImageRecordIter, ImageRecordUInt8Iter
+from .image_record import ImageRecordIter, ImageRecordUInt8Iter, ImageRecordInt8Iter
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter',
            'PrefetchingIter', 'MNISTIter', 'CSVIter', 'LibSVMIter', 'ImageRecordIter',
-           'ImageRecordUInt8Iter']
+           'ImageRecordUInt8Iter', 'ImageRecordInt8Iter']

@@ -16,13 +16,20 @@ image_augment.py.  Facts checked against MXNet 1.9.1 (tests/test_image_record_it
   reflib's order is MXNet's exactly (std_shuffle.py);
 * ``round_batch=True`` (the default) completes the last batch from the file's start (from a
   fresh permutation with ``shuffle``), ``pad`` counts the borrowed images, and the next epoch
-  goes on after them instead of rewinding (so it is shorter);
+  goes on after them instead of rewinding (so it is shorter); MXNet sets ``pad`` only on
+  such a batch, and a full batch after one may report a stale pad (timing-dependent; always
+  with ``ctx='cpu'``): reflib's full batches have pad 0;
 * ``round_batch=False``: MXNet reports ``pad`` 0 for the short last batch (not the number of
   filler rows) and leaves whatever its buffer held in the filler rows; reflib reports 0 too
   and fills them with the previous batch's rows (zeros in the first);
 * random augmentations (``rand_crop``, ``rand_mirror``) draw from MXNet's engine for its
-  first preprocessing thread, so with ``preprocess_threads=1`` they are MXNet's exactly;
-  MXNet with more threads may split a batch between engines, which reflib does not imitate.
+  first preprocessing thread (``mt19937(111)``, whatever ``seed`` is: MXNet seeds them with
+  ``seed_aug``, which reflib refuses), image after image in file order (the part is decoded
+  whole before it is shuffled), so they are MXNet's exactly; MXNet 1.9.1 with
+  ``preprocess_threads=4`` gave the same images as with 1 (tested on 12 records);
+* PNG decodes as MXNet's OpenCV does, bit for bit (gray from color with libpng's weights);
+  JPEG was identical on the records tested (Pillow and OpenCV both use libjpeg), but other
+  JPEG decoders can differ by a grey level or two.
 
 Not implemented, and refused with an error naming the parameter: the other random
 augmentations (rotation, shear, aspect ratio, scale, colour jitter, ...), ``seed_aug``,
@@ -49,7 +56,7 @@ from .image_augment import AugmentParams, CppRandom, augment, check_channels, to
 from .loader import FileIter, check_dtype, parse_bool, parse_int, parse_shape
 from .std_shuffle import _Words
 
-__all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'read_records']
+__all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'read_records']
 
 _RAND_MAGIC = 111      # MXNet adds it to seeds
 
@@ -133,7 +140,8 @@ class _Part:
     ``shuffle`` it then permutes them (libstdc++'s ``std::shuffle``, one ``mt19937(seed +
     111)`` running across epochs).  ``rewind`` asks for a fresh chunk, which is read when
     the next image is needed.  Without random augmentation the order of decoding changes
-    nothing, and reflib decodes each image only when it is used.
+    nothing, and reflib decodes each image only when it is used; with it, reflib holds the
+    part's output arrays in memory, as MXNet does.
     """
 
     def __init__(self, samples, shuffle, seed, load, eager):
@@ -174,7 +182,7 @@ class ImageRecordIter(FileIter):
     """Batches of images and labels from a ``.rec`` file; see the module's notes."""
 
     owner = 'ImageRecordIter'
-    _default_dtype = None
+    _forced_dtype = None        # the deprecated fixed-type variants below ignore dtype, as MXNet's do
 
     def __init__(self, *, data_shape, batch_size, path_imgrec='', path_imgidx='', label_width=1,
                  shuffle=False, seed=0, num_parts=1, part_index=0, round_batch=True, dtype=None,
@@ -214,7 +222,7 @@ class ImageRecordIter(FileIter):
                 floats[name] = float(value)
             except (TypeError, ValueError):
                 raise MXNetError('%s: %s must be a number, got %r' % (owner, name, value)) from None
-        dtype = check_dtype(owner, self._default_dtype if dtype is None else dtype, ('float32', 'uint8', 'int8'))
+        dtype = check_dtype(owner, self._forced_dtype or dtype, ('float32', 'uint8', 'int8'))
         self._params = AugmentParams(
             shape, resize=parse_int(owner, 'resize', resize), pad=parse_int(owner, 'pad', pad, minimum=0),
             fill_value=fill_value, rand_crop=parse_bool(owner, 'rand_crop', rand_crop),
@@ -301,7 +309,14 @@ class ImageRecordIter(FileIter):
 
 
 class ImageRecordUInt8Iter(ImageRecordIter):
-    """``ImageRecordIter`` with uint8 data by default (deprecated in MXNet for ``dtype='uint8'``)."""
+    """``ImageRecordIter`` making uint8 data whatever ``dtype`` says (deprecated in MXNet for ``dtype='uint8'``)."""
 
     owner = 'ImageRecordUInt8Iter'
-    _default_dtype = 'uint8'
+    _forced_dtype = 'uint8'
+
+
+class ImageRecordInt8Iter(ImageRecordIter):
+    """``ImageRecordIter`` making int8 data whatever ``dtype`` says (MXNet's, for ``dtype='int8'``)."""
+
+    owner = 'ImageRecordInt8Iter'
+    _forced_dtype = 'int8'

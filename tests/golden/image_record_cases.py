@@ -58,8 +58,8 @@ DATA_CASES = ('plain', 'resize', 'resize_up', 'small', 'norm', 'gray', 'mirror',
 def iter_kwargs(case, folder):
     """ImageRecordIter keyword arguments of a case, its files in ``folder``."""
     import os
-    kwargs = {k: v for k, v in case.items() if k not in ('multi', 'idx')}
-    name = 'imgrec_multi' if case.get('multi') else 'imgrec'
+    kwargs = {k: v for k, v in case.items() if k not in ('multi', 'idx', 'rgba')}
+    name = 'imgrec_multi' if case.get('multi') else 'imgrec_rgba' if case.get('rgba') else 'imgrec'
     kwargs['path_imgrec'] = os.path.join(folder, name + '.rec')
     if case.get('idx'):
         kwargs['path_imgidx'] = os.path.join(folder, name + '.idx')
@@ -92,5 +92,39 @@ RANDOM_CASES = {
     'rand_mirror_4threads': dict(data_shape=(3, 8, 8), batch_size=4, rand_mirror=True, dtype='uint8',
                                  preprocess_threads=4),
 }
+RANDOM_CASES.update({
+    # and a few more fixed settings: pad, growth to a larger data_shape, int8, gray normalised
+    'pad_fill': dict(data_shape=(3, 10, 10), batch_size=4, pad=1, fill_value=7, dtype='uint8'),
+    'resize7_grow': dict(data_shape=(3, 10, 10), batch_size=4, resize=7, dtype='uint8'),
+    'grow_9x13': dict(data_shape=(3, 9, 13), batch_size=4, dtype='uint8'),
+    'int8_mean': dict(data_shape=(3, 8, 8), batch_size=4, dtype='int8', mean_r=2.5, mean_g=-300, mean_b=-0.5,
+                      std_r=3, scale=0.5, mirror=True),
+    'gray_norm': dict(data_shape=(1, 8, 8), batch_size=6, mean_r=10, mean_g=20, std_r=3, std_b=5, scale=0.25),
+})
 RANDOM_DATA_CASES = ('rand_mirror', 'rand_crop', 'rand_crop_mirror_shuffle', 'rand_mirror_float',
-                     'rand_mirror_4threads')
+                     'rand_mirror_4threads', 'pad_fill', 'resize7_grow', 'grow_9x13', 'int8_mean', 'gray_norm')
+
+
+def rgba_images():
+    """The images with a random alpha channel (uint8, H x W x 4, RGBA), for imgrec_rgba.rec."""
+    rng = np.random.RandomState(1)
+    return [np.concatenate([img, rng.randint(0, 256, img.shape[:2] + (1,)).astype(np.uint8)], axis=-1)
+            for img in images()]
+
+
+def write_rgba_rec(mx, path):
+    """imgrec_rgba.rec: PNG with alpha, label i.  Written with reflib (MXNet's pack_img needs
+    OpenCV): ``.venv/bin/python -c "import reflib, image_record_cases as c; c.write_rgba_rec(reflib,
+    'tests/golden/recordio/imgrec_rgba.rec')"`` from tests/golden."""
+    writer = mx.recordio.MXRecordIO(path, 'w')
+    for i, img in enumerate(rgba_images()):
+        bgra = np.ascontiguousarray(img[..., [2, 1, 0, 3]])
+        writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, float(i), i, 0), bgra, img_fmt='.png'))
+    writer.close()
+
+
+# RGBA settings, over imgrec_rgba.rec (gen_image_record_iter.py records them too)
+RGBA_CASES = {
+    'rgba_pad': dict(data_shape=(4, 8, 8), batch_size=4, pad=2, fill_value=7, dtype='uint8', rgba=True),
+    'rgba_norm': dict(data_shape=(4, 8, 8), batch_size=4, mean_a=20, std_a=3, mean_r=5, scale=2.0, rgba=True),
+}
