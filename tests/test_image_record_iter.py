@@ -208,6 +208,8 @@ def _iter(**kw):
     (dict(path_imgrec=os.path.join(RECORDS, 'imgrec_multi.rec')), ['id 0 has 2 labels', 'label_width is 1']),
     (dict(batch_size=25), ['batch_size 25', 'more than twice the 12 images']),
     (dict(path_imgidx=IDX, num_parts=7, part_index=6), ['part_index 6', 'holds no image']),
+    (dict(num_parts=40, part_index=1), ['part_index 1 of num_parts 40 holds no image', 'bytes 116..232']),
+    (dict(path_imgrec=RECORDS), ['is a directory']),
     (dict(num_parts=2, part_index=2), ['part_index must be below num_parts']),
     (dict(max_rotate_angle=10), ['max_rotate_angle=10', 'not implemented']),
     (dict(random_resized_crop=True), ['random_resized_crop=True', 'not implemented']),

@@ -86,13 +86,15 @@ def read_records(path, owner='ImageRecordIter'):
     """``[(byte offset, record bytes)]`` of every record of the RecordIO file ``path``."""
     if not path:
         raise MXNetError('%s: path_imgrec is required (the .rec file to read)' % owner)
+    if os.path.isdir(path):
+        raise MXNetError('%s: path_imgrec %r is a directory; reflib reads one .rec file' % (owner, path))
     if not os.path.isfile(path):
         raise MXNetError('%s: path_imgrec %r: no such file' % (owner, path))
     reader = MXRecordIO(path, 'r')
     try:
         out = []
         while True:
-            offset = reader._file.tell()
+            offset = reader._file.tell()      # where the record starts: num_parts splits by it
             record = reader.read()
             if record is None:
                 return out
@@ -106,7 +108,11 @@ def _split_bytes(records, size, part, parts):
     step = (size + parts - 1) // parts
     step = (step + 3) // 4 * 4
     begin, end = min(step * part, size), min(step * (part + 1), size)
-    return [r for r in records if begin <= r[0] < end]
+    kept = [r for r in records if begin <= r[0] < end]
+    if records and not kept:
+        raise MXNetError('ImageRecordIter: part_index %d of num_parts %d holds no image: no record starts in '
+                         'its bytes %d..%d of the %d-byte file' % (part, parts, begin, end, size))
+    return kept
 
 
 def _split_index(records, idx_path, part, parts, owner='ImageRecordIter'):
