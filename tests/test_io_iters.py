@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -140,6 +141,21 @@ def test_unknown_arguments_are_ignored_with_a_warning(folder, caplog):
                              shufle=False, silent=True, prefetch_buffer=2, ctx='cpu')
     assert it.batch_size == 8
     assert 'ignoring unknown argument(s) shufle' in caplog.text and 'prefetch_buffer' not in caplog.text
+
+
+def test_the_warning_leaves_the_scripts_logging_setup_alone(folder):
+    # MXNet's example/module/mnist_mlp.py passes data_shape (unknown to MNISTIter), then calls
+    # logging.basicConfig(level=DEBUG) and expects fit's INFO lines: a warning on the root
+    # logger would have configured logging first, at WARNING
+    script = ('import logging, reflib as mx\n'
+              'mx.io.MNISTIter(image=%r, label=%r, batch_size=8, data_shape=(64,), silent=True)\n'
+              'logging.basicConfig(level=logging.DEBUG)\n'
+              'logging.info("fit would log this")\n'
+              % (os.path.join(folder, 'img'), os.path.join(folder, 'lab')))
+    run = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert 'ignoring unknown argument(s) data_shape' in run.stderr
+    assert 'INFO:root:fit would log this' in run.stderr
 
 
 def test_iter_next_uses_up_the_first_batch(folder):

@@ -30,6 +30,7 @@ __all__ = ['FileIter', 'BatchBuffer', 'parse_bool', 'parse_int', 'parse_shape', 
 # parameters every MXNet file iterator accepts; reflib reads batches on the CPU
 # and has no prefetch thread, so these change nothing here
 COMMON_IGNORED = ('prefetch_buffer', 'ctx')
+_LOG = logging.getLogger('reflib.io')
 
 
 def parse_bool(owner, name, value):
@@ -104,8 +105,11 @@ class FileIter(DataIter):
     def warn_unknown(cls, kwargs):
         unknown = sorted(k for k in kwargs if k not in COMMON_IGNORED)
         if unknown:
-            logging.warning('%s: ignoring unknown argument(s) %s (MXNet ignores them too)',
-                            cls.owner, ', '.join(unknown))
+            # reflib's own logger, not the root one: a root logging call before the script's
+            # logging.basicConfig would configure logging itself (at WARNING) and silence
+            # fit's INFO lines, as in MXNet's example/module/mnist_mlp.py
+            _LOG.warning('%s: ignoring unknown argument(s) %s (MXNet ignores them too)',
+                         cls.owner, ', '.join(unknown))
 
     # subclasses --------------------------------------------------------------------------
     def _before_first(self):
