@@ -106,10 +106,12 @@ class MNISTIter(FileIter):
         self._flat = flat
         self._loc = 0
         if not silent:
-            # MXNet's log line, on stderr as there
-            print('MNISTIter: load %d images, shuffle=%d, shape=[%d,%s]'
-                  % (len(images), shuffle, batch_size, '%d' % (images.shape[1] * images.shape[2]) if flat
-                     else '1,%d,%d' % images.shape[1:]), file=sys.stderr)
+            # MXNet's log line, on stderr as there; its two branches print the shape differently:
+            # flat as a TShape '(16,784)', 4-d as a list '[16,1,28,28]'
+            shape = ('(%d,%d)' % (batch_size, images.shape[1] * images.shape[2]) if flat
+                     else '[%d,1,%d,%d]' % ((batch_size,) + images.shape[1:]))
+            print('MNISTIter: load %d images, shuffle=%d, shape=%s' % (len(images), shuffle, shape),
+                  file=sys.stderr)
         super().__init__(data_name, label_name)
 
     def _before_first(self):
