@@ -7,6 +7,7 @@ PNG round-trips exactly; JPEG decoders differ by a few grey levels between libra
 """
 
 import io
+import logging
 
 import numpy as np
 
@@ -29,8 +30,18 @@ def to_gray(rgb, png=False):
     return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(np.uint8)
 
 
+def _quiet_png_chunk_log():
+    # Pillow's PNG reader logs every chunk (IHDR, IDAT...) at DEBUG; scripts that call
+    # logging.basicConfig(level=logging.DEBUG), as MXNet's examples do, would print two lines
+    # per decoded image where MXNet (OpenCV) prints none.  Only when nobody set that logger's level.
+    png_log = logging.getLogger('PIL.PngImagePlugin')
+    if png_log.level == logging.NOTSET:
+        png_log.setLevel(logging.INFO)
+
+
 def _open(payload, gray=False):
     from PIL import Image
+    _quiet_png_chunk_log()
     try:
         image = Image.open(io.BytesIO(payload))
         if gray and image.format == 'JPEG':
