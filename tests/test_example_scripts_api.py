@@ -146,3 +146,28 @@ def test_score_py_loop_over_a_saved_checkpoint(tmp_path):
     top2 = np.mean([lab in np.argsort(s)[-2:] for s, lab in zip(scores, labels)])
     assert metrics[0].get() == ('accuracy', pytest.approx(top1))
     assert metrics[1].get() == ('top_k_accuracy_2', pytest.approx(top2))
+
+
+def test_a_graph_built_in_code_and_loaded_from_mxnets_file_give_the_same_json():
+    # common/fit.py, resuming with --load-epoch: assert sym.tojson() == network.tojson(), sym
+    # loaded from the checkpoint's -symbol.json.  MXNet writes a node's attrs sorted by key, so
+    # reflib must too, whatever order the script passed the parameters in.
+    import json
+    import os
+    import sys
+    golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
+    sys.path.insert(0, golden)
+    try:
+        import graph_defs
+    finally:
+        sys.path.remove(golden)
+    with open(os.path.join(golden, 'graphs.json')) as f:
+        facts = json.load(f)
+    for case, build in (('mlp', graph_defs.mlp), ('fc6', graph_defs.fc6), ('convnet', graph_defs.convnet)):
+        mxnet_text = facts[case]['json']
+        assert mx.sym.load_json(mxnet_text).tojson() == build(mx).tojson(), case
+        got = [list(n.get('attrs', {})) for n in json.loads(build(mx).tojson())['nodes']]
+        assert got == [list(n.get('attrs', {})) for n in json.loads(mxnet_text)['nodes']], case
+    # symbols/lenet.py's call; MXNet 1.9.1 writes kernel, pool_type, stride
+    pool = mx.sym.Pooling(data=mx.sym.Variable('x'), pool_type='max', kernel=(2, 2), stride=(2, 2))
+    assert list(json.loads(pool.tojson())['nodes'][-1]['attrs']) == ['kernel', 'pool_type', 'stride']

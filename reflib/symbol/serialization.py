@@ -37,7 +37,10 @@ def to_json(sym):
     for node in nodes:
         entry = {'op': 'null' if node.op is None else node.op.name, 'name': node.name}
         if node.attrs:
-            entry['attrs'] = dict(node.attrs)
+            # sorted by key, as MXNet writes them (a std::map): a graph built in code and the same
+            # graph loaded from MXNet's file then give the same text, which scripts compare
+            # (example/image-classification/common/fit.py asserts it when resuming)
+            entry['attrs'] = dict(sorted(node.attrs.items()))
         inputs = []
         for k, (child, i) in enumerate(node.inputs):
             v = 0
