@@ -56,7 +56,9 @@ class Monitor:
         if not self.activated:
             return []
         for exe in self.exes:
-            for name, array in zip(exe._arg_names, exe.arg_arrays):
+            # the arguments, then the auxiliary states (BatchNorm's moving averages), as MXNet
+            for name, array in zip(list(exe._arg_names) + list(exe._aux_names),
+                                   list(exe.arg_arrays) + list(exe.aux_arrays)):
                 if self.pattern.match(name):
                     self.queue.append((self.step, name, self.stat_func(array)))
         self.activated = False
@@ -65,9 +67,11 @@ class Monitor:
         out = []
         for step, name, values in rows:
             values = [values] if isinstance(values, NDArray) else values
-            out.append((step, name, '\t'.join(str(v.asnumpy()) for v in values) + '\t'))
+            # a one-element statistic prints as a number, '0.0635', anything else as its array
+            out.append((step, name, ''.join(str(v.asscalar() if v.shape == (1,) else v.asnumpy()) + '\t'
+                                            for v in values)))
         return out
 
     def toc_print(self):
         for step, name, text in self.toc():
-            logging.info('Batch: %7d %30s %s', step, name, text)
+            logging.info('Batch: %7d %-30s %s', step, name, text)

@@ -171,3 +171,78 @@ def test_a_graph_built_in_code_and_loaded_from_mxnets_file_give_the_same_json():
     # symbols/lenet.py's call; MXNet 1.9.1 writes kernel, pool_type, stride
     pool = mx.sym.Pooling(data=mx.sym.Variable('x'), pool_type='max', kernel=(2, 2), stride=(2, 2))
     assert list(json.loads(pool.tojson())['nodes'][-1]['attrs']) == ['kernel', 'pool_type', 'stride']
+
+
+def test_monitor_rows_as_mxnet_prints_them(caplog):
+    # example/python-howto/monitor_weights.py: mx.mon.Monitor(100, norm_stat) given to fit.
+    # MXNet 1.9.1 lists the arguments and then the auxiliary states, prints a one-element
+    # statistic as a number ('0.5', not '[0.5]') and the name left-aligned in 30 columns.
+    data = mx.sym.Variable('data')
+    net = mx.sym.SoftmaxOutput(mx.sym.BatchNorm(mx.sym.FullyConnected(data, num_hidden=3, name='fc'), name='bn'),
+                               name='softmax')
+    mod = mx.mod.Module(net, context=mx.cpu())
+    mod.bind(data_shapes=[('data', (4, 5))], label_shapes=[('softmax_label', (4,))])
+    mod.init_params(mx.init.Constant(0.5))
+    mod.init_optimizer()
+    batch = mx.io.DataBatch([mx.nd.array(np.arange(20, dtype=np.float32).reshape(4, 5) / 10)],
+                            [mx.nd.array([0, 1, 2, 0])])
+    mon = mx.mon.Monitor(1, pattern='fc_weight|bn_gamma|bn_moving_var')
+    mod.install_monitor(mon)
+    mon.tic()
+    mod.forward(batch, is_train=False)
+    assert [row[1] for row in mon.toc()] == ['fc_weight', 'bn_gamma', 'bn_moving_var']
+    with caplog.at_level(logging.INFO):
+        mon.tic()
+        mod.forward(batch, is_train=False)
+        mon.toc_print()
+    assert [r.getMessage() for r in caplog.records][:2] == [
+        'Batch: %7d %s %s\t' % (2, 'fc_weight'.ljust(30), '0.5'), 'Batch: %7d %s %s\t' % (2, 'bn_gamma'.ljust(30), '1.0')]
+    # a statistic that is a list: each part, the one-element ones as numbers, the rest as arrays
+    listing = mx.mon.Monitor(1, stat_func=lambda a: [a.sum(), a], pattern='fc_weight')
+    mod.install_monitor(listing)
+    listing.tic()
+    mod.forward(batch, is_train=False)
+    assert listing.toc() == [(1, 'fc_weight', '7.5\t' + str(np.full((3, 5), 0.5, np.float32)) + '\t')]
+
+
+def _idx(path, array, opener=open):
+    array = np.asarray(array, np.uint8)
+    with opener(path, 'wb') as f:
+        f.write(bytes([0, 0, 8, array.ndim]) + np.array(array.shape, '>u4').tobytes() + array.tobytes())
+
+
+def test_test_utils_mnist_helpers_read_what_mxnet_would_have_downloaded(tmp_path, monkeypatch, capsys):
+    # monitor_weights.py: from mxnet.test_utils import get_mnist_iterator; files in ./data
+    import gzip
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.RandomState(4)
+    images, labels = rng.randint(0, 256, (30, 28, 28)), rng.randint(0, 10, 30)
+    with pytest.raises(MXNetError, match=r"mnist.zip.*reflib downloads nothing.*'data/mnist.zip'"):
+        mx.test_utils.get_mnist_iterator(batch_size=10, input_shape=(784,))
+    for split in ('train', 't10k'):
+        _idx('data/%s-images-idx3-ubyte' % split, images)
+        _idx('data/%s-labels-idx1-ubyte' % split, labels)
+    train, val = mx.test_utils.get_mnist_iterator(batch_size=10, input_shape=(784,))
+    assert capsys.readouterr().err.count('MNISTIter: load 30 images, shuffle=1, shape=(10,784)') == 2
+    order = [b.label[0].asnumpy() for b in mx.io.MNISTIter(image='data/train-images-idx3-ubyte',
+                                                            label='data/train-labels-idx1-ubyte',
+                                                            batch_size=10, flat=True, silent=True)]
+    for it in (train, val):                       # both shuffled with MNISTIter's default seed
+        got = list(it)
+        assert got[0].data[0].shape == (10, 784)
+        assert all(np.array_equal(b.label[0].asnumpy(), want) for b, want in zip(got, order))
+    _, val4 = mx.test_utils.get_mnist_iterator(batch_size=10, input_shape=(1, 28, 28))
+    assert val4.provide_data[0].shape == (10, 1, 28, 28)
+
+    # get_mnist: the .gz files in the working folder, images / 255 as float32 (N, 1, 28, 28)
+    with pytest.raises(MXNetError, match="train-labels-idx1-ubyte.gz"):
+        mx.test_utils.get_mnist()
+    for split in ('train', 't10k'):
+        _idx('%s-images-idx3-ubyte.gz' % split, images, gzip.open)
+        _idx('%s-labels-idx1-ubyte.gz' % split, labels, gzip.open)
+    mnist = mx.test_utils.get_mnist()
+    assert sorted(mnist) == ['test_data', 'test_label', 'train_data', 'train_label']
+    assert mnist['train_data'].dtype == np.float32 and mnist['train_data'].shape == (30, 1, 28, 28)
+    assert np.array_equal(mnist['test_data'][:, 0], images.astype(np.float32) / 255)
+    assert mnist['train_label'].dtype == np.int8 and mnist['train_label'].tolist() == labels.tolist()
+    assert mx.test_utils.download('http://x/y/train-images-idx3-ubyte.gz') == 'train-images-idx3-ubyte.gz'
