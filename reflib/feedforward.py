@@ -4,12 +4,14 @@ A FeedForward holds a symbol and its parameters as plain dicts (``arg_params``,
 ``aux_params``), and trains, predicts and scores in one call each:
 
 >>> import numpy as np, warnings, reflib as mx
->>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=2,
-...                                                   name='fc'), name='softmax')
+>>> fc = mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=2, name='fc')
+>>> net = mx.sym.SoftmaxOutput(fc, name='softmax')
 >>> with warnings.catch_warnings():
 ...     warnings.simplefilter('ignore')
-...     model = mx.model.FeedForward(net, num_epoch=2, numpy_batch_size=4, learning_rate=0.1)
->>> X, y = np.random.rand(10, 3).astype('float32'), np.array([0, 1] * 5, 'float32')
+...     model = mx.model.FeedForward(net, num_epoch=2, numpy_batch_size=4,
+...                                  learning_rate=0.1)
+>>> X = np.random.rand(10, 3).astype('float32')
+>>> y = np.array([0, 1] * 5, 'float32')
 >>> model.fit(X, y)
 >>> model.predict(X).shape
 (10, 2)
@@ -91,11 +93,29 @@ def _is_data_arg(name):
 
 
 class FeedForward:
-    """A network and its parameters, trained with ``fit``; see the module docstring.
+    """A network with its parameters, trained by ``fit`` and used by ``predict``/``score``.
 
-    ``symbol`` may also be a function of a bucket key returning a symbol (trained with a
-    bucketing iterator that has ``default_bucket_key``).  Keyword arguments other than
-    those named go to the optimizer.
+    Making one warns that the API is deprecated, as MXNet does (a DeprecationWarning).
+    How training differs from Module is listed at the top of this module.
+
+    :param symbol: the network, or a function of a bucket key returning one (trained with
+        a bucketing iterator that has ``default_bucket_key``).
+    :param ctx: a Context or a list of them (data parallel); ``[cpu()]`` by default.
+    :param num_epoch: the epoch ``fit`` stops before; ``fit`` needs it.
+    :param epoch_size: batches per epoch; None means one pass over the iterator.
+    :param optimizer: an optimizer's name (``'sgd'``), created with the extra keyword
+        arguments and ``rescale_grad = 1/batch_size``, or an Optimizer used as it is.
+    :param initializer: fills every parameter not in ``arg_params``/``aux_params``
+        (``Uniform(0.01)``).
+    :param numpy_batch_size: the batch size used when ``fit``, ``predict`` or ``score``
+        is given numpy arrays instead of an iterator (128).
+    :param arg_params: ``{name: NDArray}`` of trained arguments to start from.
+    :param aux_params: ``{name: NDArray}`` of auxiliary states (moving averages).
+    :param allow_extra_params: drop entries of the two dicts the symbol has no use for,
+        instead of refusing them.
+    :param begin_epoch: the first epoch's number (``load`` sets it to the checkpoint's).
+    :param kwargs: the optimizer's settings: ``learning_rate``, ``momentum``, ``wd``, ...
+    :raises TypeError: when ``symbol`` is neither a Symbol nor a function.
     """
 
     def __init__(self, symbol, ctx=None, num_epoch=None, epoch_size=None, optimizer='sgd',

@@ -250,12 +250,3 @@ def test_switched_off_augmentations_and_ignored_settings_are_accepted(caplog):
                    ctx='cpu', inter_method='1', shuffle_chunk_seed=3, colour='red')
     assert it.provide_data[0].shape == (4, 3, 8, 8)
     assert 'colour' in caplog.text and 'rotate' not in caplog.text
-
-
-def test_docstring_examples_run(tmp_path, monkeypatch):
-    import doctest
-    from reflib.io import image_augment, image_record
-    monkeypatch.chdir(tmp_path)                     # image_record's example writes tiny.rec
-    for module in (image_record, image_augment):
-        result = doctest.testmod(module, extraglobs={'mx': mx, 'np': np})
-        assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -310,12 +310,3 @@ def test_resize_iter_forwards_the_protocol():
         pads.append(it.getpad())
         assert it.getdata()[0].shape == (2, 1) and it.getindex() is None
     assert pads == [0, 0, 1]
-
-
-def test_docstring_examples_run(tmp_path, monkeypatch):
-    import doctest
-    from reflib.io import csv_iter, prefetch, std_shuffle, wrappers
-    monkeypatch.chdir(tmp_path)                     # csv_iter's example writes data.csv
-    for module in (csv_iter, prefetch, std_shuffle, wrappers):
-        result = doctest.testmod(module, extraglobs={'mx': mx, 'np': np})
-        assert result.failed == 0 and result.attempted > 0, module.__name__

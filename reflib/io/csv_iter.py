@@ -18,12 +18,6 @@ Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
   batch's values in the padded rows;
 * MXNet documents ``reset()`` only after a complete pass: its read-ahead threads make a
   reset in mid-epoch land somewhere timing-dependent.  reflib rewinds to the start.
-
->>> open('data.csv', 'w').write('1,2,3\\n2,3,4\\n3,4,5\\n4,5,6\\n')
-24
->>> it = mx.io.CSVIter(data_csv='data.csv', data_shape=(3,), batch_size=3)
->>> [(b.data[0].asnumpy()[:, 0].tolist(), b.pad) for b in it]
-[([1.0, 2.0, 3.0], 0), ([4.0, 1.0, 2.0], 2)]
 """
 
 import os
@@ -82,15 +76,52 @@ def read_csv_rows(path, width, dtype, owner='CSVIter', what='data_csv'):
 
 
 class CSVIter(FileIter):
-    """Batches of CSV lines reshaped to ``data_shape``; see the module's notes."""
+    """Batches of samples read from comma-separated files, one sample per line.
 
-    owner = 'CSVIter'
+    Keyword arguments only, as in MXNet.
+
+    :param data_csv: the data file, or a directory whose files are read in name order.
+    :param data_shape: the shape of one sample; each line must hold ``prod(data_shape)``
+        numbers.
+    :param batch_size: samples per batch.
+    :param label_csv: the label file (or directory), one label per line; ``'NULL'`` (the
+        default) means no file, and every label is 0.
+    :param label_shape: the shape of one label, ``(1,)``: a one-value label makes a label
+        batch of shape ``(batch_size,)``, a larger one ``(batch_size,) + label_shape``.
+    :param round_batch: complete the last batch from the first lines and report them in
+        ``pad`` (the next epoch then begins after them); with False the last batch's extra
+        rows keep the previous batch's values.
+    :param dtype: ``'float32'`` (the default), ``'int32'`` or ``'int64'``, for data and label.
+    :param data_name: the name in ``provide_data``, ``'data'``.
+    :param label_name: the name in ``provide_label``, ``'softmax_label'``.
+    :param kwargs: ``prefetch_buffer`` and ``ctx`` are accepted and change nothing (reflib
+        reads in the calling thread); other names are ignored with a warning on the
+        ``reflib.io`` logger.
+    :raises MXNetError: naming the file and line of a row with the wrong number of values
+        or a field that is not a number, and when the label file has fewer rows than the
+        data file.
+
+    Four samples of three numbers, three to a batch; the second batch borrows the first two
+    lines (``pad`` 2), and each batch's ``index`` says which lines it holds:
+
+    >>> with open('four.csv', 'w') as f:
+    ...     f.write('1,2,3\\n2,3,4\\n3,4,5\\n4,5,6\\n')
+    24
+    >>> it = mx.io.CSVIter(data_csv='four.csv', data_shape=(3,),
+    ...                    batch_size=3)
+    >>> it.provide_data[0].shape, it.provide_label[0].shape
+    ((3, 3), (3,))
+    >>> for batch in it:
+    ...     print(batch.data[0].asnumpy()[:, 0], batch.index, batch.pad)
+    [1. 2. 3.] [0 1 2] 0
+    [4. 1. 2.] [3 0 1] 2
+    """
 
     def __init__(self, *, data_csv, data_shape, batch_size, label_csv='NULL', label_shape=(1,),
                  round_batch=True, prefetch_buffer=4, ctx='gpu', dtype=None,
                  data_name='data', label_name='softmax_label', **kwargs):
         self.warn_unknown(kwargs)
-        owner = self.owner
+        owner = self._name
         data_shape = parse_shape(owner, 'data_shape', data_shape)
         label_shape = parse_shape(owner, 'label_shape', label_shape)
         batch_size = parse_int(owner, 'batch_size', batch_size, minimum=1)

@@ -34,15 +34,6 @@ image_augment.py.  Facts checked against MXNet 1.9.1 (tests/test_image_record_it
 Not implemented, and refused with an error naming the parameter: the other random
 augmentations (rotation, shear, aspect ratio, scale, colour jitter, ...), ``seed_aug``,
 ``mean_img``, ``path_imglist``, ``aug_seq``, ``inter_method`` other than 1 (bilinear).
-
->>> img = np.arange(16, dtype=np.uint8).reshape(4, 4)
->>> w = mx.recordio.MXRecordIO('tiny.rec', 'w')
->>> for i in range(3):
-...     w.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, i, i, 0), img + i, img_fmt='.png'))
->>> w.close()
->>> it = mx.io.ImageRecordIter(path_imgrec='tiny.rec', data_shape=(1, 4, 4), batch_size=2, scale=0.5)
->>> [(b.label[0].asnumpy().tolist(), b.data[0].asnumpy()[:, 0, 0, 1].tolist(), b.pad) for b in it]
-[([0.0, 1.0], [0.5, 1.0], 0), ([2.0, 0.0], [1.5, 0.5], 1)]
 """
 
 import os
@@ -185,9 +176,73 @@ class _Part:
 
 
 class ImageRecordIter(FileIter):
-    """Batches of images and labels from a ``.rec`` file; see the module's notes."""
+    """Decodes, augments and batches the image records of a RecordIO file.
 
-    owner = 'ImageRecordIter'
+    Each record of ``path_imgrec`` holds a label header and a PNG or JPEG (as written by
+    ``mx.recordio.pack_img`` or ``python -m reflib.tools.im2rec``).  Every image goes
+    through the steps of image_augment.py (resize, pad, grow, crop, mirror, normalise) and
+    comes out as one ``data_shape`` slice of the batch.  Keyword arguments only, as in
+    MXNet; strings such as ``'(3,28,28)'`` or ``'1'`` are read as MXNet reads them.
+
+    :param path_imgrec: the ``.rec`` file (required).
+    :param data_shape: ``(channels, height, width)`` of one image in the batch; channels 3
+        gives RGB, 1 gray, 4 RGBA (records stored with alpha).
+    :param batch_size: images per batch.
+    :param path_imgidx: the ``.idx`` file written beside the ``.rec``; with it, ``num_parts``
+        splits by record count instead of by bytes.
+    :param num_parts: into how many parts the file is split (one per distributed worker).
+    :param part_index: which part this iterator reads, ``0 <= part_index < num_parts``.
+    :param label_width: labels per record; above 1, records must carry that many labels and
+        the label batch is ``(batch_size, label_width)``.
+    :param shuffle: a new permutation of the part each time the file is rewound.
+    :param seed: seeds the shuffle (``std::mt19937(seed + 111)``, as MXNet).
+    :param round_batch: complete the last batch from the file's start and report the
+        borrowed images in ``pad`` (the next epoch then begins after them); with False
+        the last batch is short, its extra rows stale, and ``pad`` is 0, as MXNet reports.
+    :param dtype: ``'float32'`` (the default), ``'uint8'`` (raw pixels) or ``'int8'``
+        (``pixel - round(mean)``, saturated).
+    :param resize: if positive, the shorter side is resized to this many pixels first.
+    :param pad: pixels of ``fill_value`` added on every side after the resize.
+    :param fill_value: the padding's grey level, 0..255.
+    :param rand_crop: crop ``data_shape`` at a random position instead of the centre.
+    :param rand_mirror: flip each image left-right with probability 1/2.
+    :param mirror: flip every image left-right.
+    :param inter_method: 1 (bilinear), the only interpolation implemented.
+    :param mean_r: subtracted from the red (or gray) channel; ``mean_g``, ``mean_b`` and
+        ``mean_a`` likewise for the others.
+    :param std_r: the red channel is divided by it after the mean is subtracted; likewise
+        ``std_g``, ``std_b``, ``std_a``.
+    :param scale: every float32 value is multiplied by it last: ``(pixel - mean) * (scale
+        / std)``; ``scale=1/255`` maps pixels to [0, 1].
+    :param data_name: the name in ``provide_data``, ``'data'``.
+    :param label_name: the name in ``provide_label``, ``'softmax_label'``.
+    :param kwargs: MXNet's threading and device options (``preprocess_threads``,
+        ``prefetch_buffer``, ``ctx``, ...) are accepted and change nothing, since reflib
+        decodes in the calling thread; the augmentations reflib lacks (``max_rotate_angle``,
+        ``brightness``, ...) raise MXNetError naming the parameter when set to anything
+        but off; other names are ignored with a warning on the ``reflib.io`` logger.
+    :raises MXNetError: on a missing file, a bad parameter, or a record that cannot be
+        decoded, naming the file, the record's id and its byte offset.
+
+    Three 4x4 gray images, two to a batch; ``scale=0.5`` halves the pixel values, and
+    the last batch borrows the first image again (``pad`` 1):
+
+    >>> img = np.arange(16, dtype=np.uint8).reshape(4, 4)
+    >>> rec = mx.recordio.MXRecordIO('three.rec', 'w')
+    >>> for i in range(3):
+    ...     header = mx.recordio.IRHeader(0, 10 + i, i, 0)
+    ...     rec.write(mx.recordio.pack_img(header, img + i, img_fmt='.png'))
+    >>> rec.close()
+    >>> it = mx.io.ImageRecordIter(path_imgrec='three.rec', batch_size=2,
+    ...                            data_shape=(1, 4, 4), scale=0.5)
+    >>> it.provide_data[0].shape, it.provide_label[0].shape
+    ((2, 1, 4, 4), (2,))
+    >>> for batch in it:
+    ...     pixels = batch.data[0].asnumpy()[:, 0, 0, 1]
+    ...     print(batch.label[0].asnumpy(), pixels, batch.pad)
+    [10. 11.] [0.5 1. ] 0
+    [12. 10.] [1.5 0.5] 1
+    """
     _forced_dtype = None        # the deprecated fixed-type variants below ignore dtype, as MXNet's do
 
     def __init__(self, *, data_shape, batch_size, path_imgrec='', path_imgidx='', label_width=1,
@@ -195,7 +250,7 @@ class ImageRecordIter(FileIter):
                  resize=-1, rand_crop=False, rand_mirror=False, mirror=False, pad=0, fill_value=255,
                  inter_method=1, mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0, std_r=1.0, std_g=1.0,
                  std_b=1.0, std_a=1.0, scale=1.0, data_name='data', label_name='softmax_label', **kwargs):
-        owner = self.owner
+        owner = self._name
         for name in _REFUSED:
             if name in kwargs and not _is_off(name, kwargs[name]):
                 raise MXNetError('%s: %s=%r is not implemented in reflib (the random augmentations it has are '
@@ -238,9 +293,9 @@ class ImageRecordIter(FileIter):
         self._round_batch = parse_bool(owner, 'round_batch', round_batch)
         self._batch = batch_size
         path_imgrec = os.fspath(path_imgrec)
-        records = read_records(path_imgrec)
+        records = read_records(path_imgrec, owner)
         if path_imgidx:
-            part = _split_index(records, os.fspath(path_imgidx), part_index, num_parts)
+            part = _split_index(records, os.fspath(path_imgidx), part_index, num_parts, owner)
         else:
             part = _split_bytes(records, os.path.getsize(path_imgrec), part_index, num_parts)
         self._engine = CppRandom((0 + 1) * _RAND_MAGIC)     # the first preprocessing thread's
@@ -260,24 +315,24 @@ class ImageRecordIter(FileIter):
         try:
             header, payload = unpack(record)
         except MXNetError as err:
-            raise MXNetError('%s: %r, record at byte %d: %s' % (self.owner, self._path, offset, err)) from None
+            raise MXNetError('%s: %r, record at byte %d: %s' % (self._name, self._path, offset, err)) from None
         if header.flag > 0:
             if header.flag != self._label_width:
                 raise MXNetError('%s: %r: the record with id %d has %d labels, label_width is %d'
-                                 % (self.owner, self._path, header.id, header.flag, self._label_width))
+                                 % (self._name, self._path, header.id, header.flag, self._label_width))
             label = np.asarray(header.label, np.float32)
         else:
             if self._label_width != 1:
                 raise MXNetError('%s: %r: the record with id %d has one label, label_width is %d (MXNet '
                                  'needs records packed with label_width labels)'
-                                 % (self.owner, self._path, header.id, self._label_width))
+                                 % (self._name, self._path, header.id, self._label_width))
             label = np.float32(header.label)
         channels = self._params.channels
         try:
             img = decode(payload, {1: 0, 3: 1, 4: -1}[channels])
         except MXNetError as err:
             raise MXNetError('%s: %r: the record with id %d at byte %d: %s'
-                             % (self.owner, self._path, header.id, offset, err)) from None
+                             % (self._name, self._path, header.id, offset, err)) from None
         img = img[:, :, None] if img.ndim == 2 else img
         check_channels(img, channels, header.id)
         crop, mirrored = augment(img, self._params, self._engine)
@@ -303,7 +358,7 @@ class ImageRecordIter(FileIter):
                     break             # MXNet's pad stays 0; the rows after top keep old values
                 if self._overflow:
                     raise MXNetError('%s: batch_size %d is more than twice the %d images of %r (of this part): '
-                                     'round_batch=True cannot fill a batch' % (self.owner, self._batch,
+                                     'round_batch=True cannot fill a batch' % (self._name, self._batch,
                                                                                len(self._source.samples), self._path))
                 self._overflow = True
                 pad = self._batch - top
@@ -315,14 +370,16 @@ class ImageRecordIter(FileIter):
 
 
 class ImageRecordUInt8Iter(ImageRecordIter):
-    """``ImageRecordIter`` making uint8 data whatever ``dtype`` says (deprecated in MXNet for ``dtype='uint8'``)."""
+    """:class:`ImageRecordIter` with uint8 data (the raw pixels) whatever ``dtype`` says.
 
-    owner = 'ImageRecordUInt8Iter'
+    MXNet keeps this name for old scripts; new ones pass ``dtype='uint8'`` instead.
+    """
     _forced_dtype = 'uint8'
 
 
 class ImageRecordInt8Iter(ImageRecordIter):
-    """``ImageRecordIter`` making int8 data whatever ``dtype`` says (MXNet's, for ``dtype='int8'``)."""
+    """:class:`ImageRecordIter` with int8 data (``pixel - round(mean)``) whatever ``dtype`` says.
 
-    owner = 'ImageRecordInt8Iter'
+    MXNet keeps this name for old scripts; new ones pass ``dtype='int8'`` instead.
+    """
     _forced_dtype = 'int8'

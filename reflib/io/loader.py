@@ -86,8 +86,10 @@ def check_dtype(owner, dtype, supported):
 class FileIter(DataIter):
     """Base of the file iterators: MXNet's ``MXDataIter`` conventions over ``_read_batch``."""
 
-    #: the iterator's name in messages and warnings
-    owner = 'FileIter'
+    @property
+    def _name(self):
+        # the iterator's name in errors and warnings, its class's, as MXNet's iterators say it
+        return type(self).__name__
 
     def __init__(self, data_name='data', label_name='softmax_label'):
         super().__init__()
@@ -95,7 +97,7 @@ class FileIter(DataIter):
         self._first = self._next_batch()
         if self._first is None:
             raise MXNetError('%s: the input makes no batch at all (is it empty, or smaller than '
-                             'batch_size?)' % self.owner)
+                             'batch_size?)' % self._name)
         data, label = self._first.data[0], self._first.label[0]
         self.provide_data = [DataDesc(data_name, data.shape, data.dtype)]
         self.provide_label = [DataDesc(label_name, label.shape, label.dtype)]
@@ -109,7 +111,7 @@ class FileIter(DataIter):
             # logging.basicConfig would configure logging itself (at WARNING) and silence
             # fit's INFO lines, as in MXNet's example/module/mnist_mlp.py
             _LOG.warning('%s: ignoring unknown argument(s) %s (MXNet ignores them too)',
-                         cls.owner, ', '.join(unknown))
+                         cls.__name__, ', '.join(unknown))
 
     # subclasses --------------------------------------------------------------------------
     def _before_first(self):
@@ -154,7 +156,7 @@ class FileIter(DataIter):
 
     def _require_current(self):
         if self._current is None:
-            raise MXNetError('%s: no current batch; call iter_next() or next() first' % self.owner)
+            raise MXNetError('%s: no current batch; call iter_next() or next() first' % self._name)
         return self._current
 
     def getdata(self):

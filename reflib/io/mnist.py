@@ -16,11 +16,6 @@ Facts checked against MXNet 1.9.1 (tests/golden/gen_io_iters.py):
   ``std::shuffle`` over ``mt19937(seed)``; every epoch has that order, and reflib's
   order is MXNet's exactly (see std_shuffle.py);
 * ``dtype`` must be float32 (MXNet fails at the first batch on any other).
-
->>> it = mx.io.MNISTIter(image='t10k-images-idx3-ubyte', label='t10k-labels-idx1-ubyte',
-...                      batch_size=100, shuffle=False, flat=True)   # doctest: +SKIP
->>> it.provide_data                                                   # doctest: +SKIP
-[DataDesc[data,(100, 784),<class 'numpy.float32'>,NCHW]]
 """
 
 import os
@@ -66,16 +61,61 @@ def read_idx(path, ndim, owner='MNISTIter'):
 
 
 class MNISTIter(FileIter):
-    """MNIST idx files as batches (float32 pixels / 256, float32 labels); see the module's notes."""
+    """Batches of images and labels read from a pair of MNIST idx files.
 
-    owner = 'MNISTIter'
+    The image file holds ``count`` images of ``rows x cols`` bytes, the label file at least
+    ``count`` labels.  Pixels become float32 ``p / 256``; labels float32.  Keyword arguments
+    only, as in MXNet.
+
+    :param image: the image idx file (uncompressed), ``./train-images-idx3-ubyte`` by default.
+    :param label: the label idx file, ``./train-labels-idx1-ubyte`` by default.
+    :param batch_size: images per batch (128); a last incomplete batch is dropped, so
+        ``pad`` is always 0.
+    :param shuffle: permute the images once, when the iterator is made (on by default);
+        every epoch then has that same order.
+    :param seed: seeds the permutation (``std::mt19937(seed)``, MXNet's order exactly).
+    :param flat: data ``(batch_size, rows * cols)`` instead of ``(batch_size, 1, rows, cols)``.
+    :param silent: do not print the ``MNISTIter: load ...`` line on stderr.
+    :param num_parts: into how many parts the images are split (one per distributed worker).
+    :param part_index: which part this iterator reads: images ``[n * i // num_parts,
+        n * (i + 1) // num_parts)``, taken before the shuffle.
+    :param dtype: float32 (or None); MXNet fails on any other.
+    :param data_name: the name in ``provide_data``, ``'data'``.
+    :param label_name: the name in ``provide_label``, ``'softmax_label'``.
+    :param kwargs: ``prefetch_buffer`` and ``ctx`` are accepted and change nothing (reflib
+        reads in the calling thread); other names are ignored with a warning on the
+        ``reflib.io`` logger.
+    :raises MXNetError: naming the file when it is missing, gzip-compressed, not an idx
+        file of bytes, or truncated, and when it holds fewer than ``batch_size`` images.
+
+    Five 2x2 images, two to a batch; the fifth makes no full batch and is dropped:
+
+    >>> import struct
+    >>> pixels = np.arange(20, dtype=np.uint8).reshape(5, 2, 2) * 10
+    >>> with open('five-images-idx3-ubyte', 'wb') as f:
+    ...     f.write(struct.pack('>4I', 0x803, 5, 2, 2) + pixels.tobytes())
+    36
+    >>> with open('five-labels-idx1-ubyte', 'wb') as f:
+    ...     f.write(struct.pack('>2I', 0x801, 5) + bytes([3, 1, 4, 1, 5]))
+    13
+    >>> it = mx.io.MNISTIter(image='five-images-idx3-ubyte',
+    ...                      label='five-labels-idx1-ubyte', batch_size=2,
+    ...                      shuffle=False, flat=True, silent=True)
+    >>> it.provide_data[0].shape
+    (2, 4)
+    >>> for batch in it:
+    ...     first_image = batch.data[0].asnumpy()[0] * 256
+    ...     print(batch.label[0].asnumpy(), first_image, batch.pad)
+    [3. 1.] [ 0. 10. 20. 30.] 0
+    [4. 1.] [ 80.  90. 100. 110.] 0
+    """
 
     def __init__(self, *, image='./train-images-idx3-ubyte', label='./train-labels-idx1-ubyte',
                  batch_size=128, shuffle=True, flat=False, seed=0, silent=False, num_parts=1,
                  part_index=0, prefetch_buffer=4, ctx='gpu', dtype=None,
                  data_name='data', label_name='softmax_label', **kwargs):
         self.warn_unknown(kwargs)
-        owner = self.owner
+        owner = self._name
         batch_size = parse_int(owner, 'batch_size', batch_size, minimum=1)
         shuffle = parse_bool(owner, 'shuffle', shuffle)
         flat = parse_bool(owner, 'flat', flat)

@@ -77,9 +77,12 @@ class CustomMetric(EvalMetric):
 def np(numpy_feval, name=None, allow_extra_outputs=False):
     """A CustomMetric from a function of numpy arrays (usable as a decorator).
 
-    >>> @np
+    >>> @mx.metric.np
     ... def mean_abs(label, pred):
     ...     return abs(label - pred).mean()
+    >>> mean_abs.update([mx.nd.array([1, 2])], [mx.nd.array([1.5, 2])])
+    >>> mean_abs.get()
+    ('mean_abs', 0.25)
     """
     def feval(label, pred):
         return numpy_feval(label, pred)
