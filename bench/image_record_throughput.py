@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/image_record_throughput.py                  # JPEG, 1 and all threads
     .venv/bin/python bench/image_record_throughput.py --format png --threads 1
+    .venv/bin/python bench/image_record_throughput.py --size 64 --pool-min-bytes 0 --no-mxnet
 
 The record file is written once by reflib (``mx.recordio.pack_img``; MXNet reads it
 unchanged, tests/golden/check_reflib_recordio_in_mxnet.py): ``--images`` seeded RGB
@@ -15,7 +16,7 @@ nothing with a batch but ``asnumpy()``, so this is the iterator's own speed.
 Settings: ``plain`` (centre crop of 7/8 of the side, float32), ``augment`` (shuffle, rand_crop,
 rand_mirror, mean/std), and for reflib also ``prefetch``: ``plain`` wrapped in
 PrefetchingIter (one background thread).  Threads: OMP_NUM_THREADS and friends for both,
-and MXNet's ``preprocess_threads``; reflib decodes in one thread whatever the count.
+and MXNet's ``preprocess_threads``, which reflib's ImageRecordIter also honours (for records of 3 kB or more).
 """
 
 import argparse
@@ -57,6 +58,9 @@ def run_worker(args):
     else:
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         import reflib as mx
+        if args.pool_min_bytes is not None:
+            from reflib.io import image_record
+            image_record._POOL_MIN_RECORD_BYTES = args.pool_min_bytes
     kwargs = dict(SETTINGS['plain' if args.setting == 'prefetch' else args.setting])
     crop = args.size * 7 // 8
     kwargs.update(data_shape=(3, crop, crop), path_imgrec=args.rec + '.rec', path_imgidx=args.rec + '.idx', batch_size=args.batch,
@@ -94,6 +98,8 @@ def run_one(python, lib, setting, threads, rec, args):
     cmd = [python, os.path.abspath(__file__), '--worker', '--lib', lib, '--setting', setting,
            '--threads', str(threads), '--size', str(args.size), '--rec', rec, '--batch', str(args.batch), '--repeat', str(args.repeat),
            '--result', result]
+    if args.pool_min_bytes is not None:
+        cmd += ['--pool-min-bytes', str(args.pool_min_bytes)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError('%s %s worker failed:\n%s' % (lib, setting, done.stderr[-2000:]))
@@ -113,6 +119,9 @@ def main(argv=None):
     parser.add_argument('--threads', default='1,%d' % os.cpu_count(), help='comma-separated thread counts')
     parser.add_argument('--mxnet-python', default=None)
     parser.add_argument('--no-mxnet', action='store_true')
+    parser.add_argument('--pool-min-bytes', type=int, default=None,
+                        help="reflib's decoding pool from records of this size (default: reflib's 3000; "
+                             '0 always pools, to find where threads start to pay)')
     parser.add_argument('--json', default=None, help='write the results to this file')
     parser.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--lib', help=argparse.SUPPRESS)

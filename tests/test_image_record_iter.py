@@ -250,3 +250,87 @@ def test_switched_off_augmentations_and_ignored_settings_are_accepted(caplog):
                    ctx='cpu', inter_method='1', shuffle_chunk_seed=3, colour='red')
     assert it.provide_data[0].shape == (4, 3, 8, 8)
     assert 'colour' in caplog.text and 'rotate' not in caplog.text
+
+
+# the decoding pool -------------------------------------------------------------------------
+@pytest.fixture
+def pool_always(monkeypatch):
+    """The pool for records of any size, and 4 threads even on a machine with fewer cores."""
+    from reflib.io import image_record
+    monkeypatch.setattr(image_record, '_POOL_MIN_RECORD_BYTES', 0)
+    monkeypatch.setattr(image_record.os, 'cpu_count', lambda: 4)
+
+
+@pytest.mark.parametrize('name', sorted(cases.RANDOM_DATA_CASES))
+def test_pooled_decoding_gives_mxnets_random_batches(name, pool_always):
+    case = dict(cases.RANDOM_CASES[name], preprocess_threads=4)
+    it = mx.io.ImageRecordIter(**cases.iter_kwargs(case, RECORDS))
+    assert it._pool is not None and it._pool._max_workers == 4
+    _, epochs, data = run(case)
+    assert_batches_match(epochs, RANDOM_BATCHES[name])
+    assert_data_equal(np.stack([b for epoch in data for b in epoch]), RANDOM['data_' + name])
+
+
+def _big_records(tmp_path, count=150, side=72):
+    """Noisy RGB PNGs of about 15 kB, well above the pool's threshold."""
+    rng = np.random.RandomState(3)
+    rec = str(tmp_path / 'big.rec')
+    writer = mx.recordio.MXRecordIO(rec, 'w')
+    for i in range(count):
+        img = rng.randint(0, 256, (side + i % 7, side, 3)).astype(np.uint8)
+        writer.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, float(i), i, 0), img, img_fmt='.png'))
+    writer.close()
+    return rec
+
+
+@pytest.mark.parametrize('augment', [
+    dict(),
+    dict(shuffle=True, seed=5, rand_crop=True, rand_mirror=True, resize=70, mean_r=120, std_g=50),
+])
+def test_pool_changes_no_bit_of_any_epoch(tmp_path, monkeypatch, augment):
+    # 150 images, batches of 32: every epoch wraps (round_batch), and the lazy path decodes
+    # blocks of 64 in use order; the threads must change nothing, draws included
+    from reflib.io import image_record
+    monkeypatch.setattr(image_record.os, 'cpu_count', lambda: 4)
+    rec = _big_records(tmp_path)
+    epochs = {}
+    for threads in (1, 4):
+        it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 64, 64), batch_size=32,
+                                   preprocess_threads=threads, **augment)
+        assert (it._pool is None) == (threads == 1)
+        epochs[threads] = []
+        for _ in range(3):
+            epochs[threads].append([(b.label[0].asnumpy(), b.data[0].asnumpy(), b.pad) for b in it])
+            it.reset()
+    for one, four in zip(epochs[1], epochs[4]):
+        assert len(one) == len(four) == 5
+        for (label1, data1, pad1), (label4, data4, pad4) in zip(one, four):
+            assert pad1 == pad4 and np.array_equal(label1, label4) and np.array_equal(data1, data4)
+
+
+def test_pool_is_used_only_where_it_pays(tmp_path, monkeypatch):
+    from reflib.io import image_record
+    monkeypatch.setattr(image_record.os, 'cpu_count', lambda: 2)
+    big = mx.io.ImageRecordIter(path_imgrec=_big_records(tmp_path, count=4), data_shape=(3, 64, 64),
+                                batch_size=2, preprocess_threads=4)
+    assert big._pool._max_workers == 2           # no more threads than cores
+    assert _iter(preprocess_threads=4)._pool is None     # the golden file's small images
+    monkeypatch.setattr(image_record.os, 'cpu_count', lambda: 1)
+    assert mx.io.ImageRecordIter(path_imgrec=_big_records(tmp_path, count=4), data_shape=(3, 64, 64),
+                                 batch_size=2)._pool is None
+
+
+def test_pooled_errors_name_the_record(tmp_path, pool_always):
+    rec = str(tmp_path / 'bad.rec')
+    writer = mx.recordio.MXRecordIO(rec, 'w')
+    img = np.zeros((8, 8, 3), np.uint8)
+    for i in range(40):
+        payload = (mx.recordio.pack(mx.recordio.IRHeader(0, 1.0, i, 0), b'not an image') if i == 33 else
+                   mx.recordio.pack_img(mx.recordio.IRHeader(0, 1.0, i, 0), img, img_fmt='.png'))
+        writer.write(payload)
+    writer.close()
+    # raised when the block holding it is decoded (here the first: MXNet too decodes ahead)
+    with pytest.raises(MXNetError, match='record with id 33 at byte [0-9]+: cannot decode image'):
+        list(mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=8, preprocess_threads=4))
+    with pytest.raises(MXNetError, match='preprocess_threads must be at least 1, got 0'):
+        mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=8, preprocess_threads=0)

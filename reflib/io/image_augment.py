@@ -31,7 +31,7 @@ from ..base import MXNetError
 from .image_resize import resize_bilinear
 from .std_shuffle import _Words
 
-__all__ = ['CppRandom', 'AugmentParams', 'augment', 'to_output']
+__all__ = ['CppRandom', 'AugmentParams', 'prepare', 'draw', 'augment', 'to_output']
 
 _WORD_MAX = 2 ** 32 - 1
 
@@ -106,25 +106,37 @@ def _grow_to(img, height, width):
     return img
 
 
-def augment(img, params, engine):
-    """H x W x C uint8 (RGB order) -> ``(crop of data_shape, mirrored?)``; draws from ``engine``."""
+def prepare(img, params):
+    """Steps 1-3, which draw nothing: resize, pad, and grow to at least ``data_shape``."""
     if params.resize > 0:
         img = _resize_shorter(img, params.resize)
     if params.pad > 0:
         img = _pad(img, params.pad, params.fill_value)
-    img = _grow_to(img, params.height, params.width)
-    y, x = img.shape[0] - params.height, img.shape[1] - params.width
+    return _grow_to(img, params.height, params.width)
+
+
+def draw(shape, params, engine):
+    """The draws for one prepared image of ``shape``, in MXNet's order: ``(row, column,
+    mirrored?)`` of the crop.  ``engine`` may be None when neither ``rand_crop`` nor
+    ``rand_mirror`` is set (nothing drawn then affects an image)."""
+    y, x = shape[0] - params.height, shape[1] - params.width
     if params.rand_crop:
         y = engine.uniform_int(y + 1)
         x = engine.uniform_int(x + 1)
     else:
         y, x = y // 2, x // 2
-    img = img[y:y + params.height, x:x + params.width]
     mirrored = (params.rand_mirror and engine.coin()) or params.mirror
-    if params.dtype != np.uint8:
+    if params.dtype != np.uint8 and engine is not None:
         engine.word()    # MXNet's contrast and illumination draws, made whether used or not
         engine.word()
-    return img, mirrored
+    return y, x, mirrored
+
+
+def augment(img, params, engine):
+    """H x W x C uint8 (RGB order) -> ``(crop of data_shape, mirrored?)``: steps 1-5."""
+    img = prepare(img, params)
+    y, x, mirrored = draw(img.shape, params, engine)
+    return img[y:y + params.height, x:x + params.width], mirrored
 
 
 def to_output(img, mirrored, params):
