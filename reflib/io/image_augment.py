@@ -29,30 +29,23 @@ import numpy as np
 
 from ..base import MXNetError
 from .image_resize import resize_bilinear
-from .std_shuffle import _Words
+from .std_shuffle import Words, uniform_int
 
-__all__ = ['CppRandom', 'AugmentParams', 'prepare', 'draw', 'augment', 'to_output']
-
-_WORD_MAX = 2 ** 32 - 1
+__all__ = ['CppRandom', 'AugmentParams', 'prepare', 'draw', 'finish', 'to_output']
 
 
 class CppRandom:
     """``std::mt19937(seed)`` with libstdc++'s distributions, as compiled into MXNet's wheel."""
 
     def __init__(self, seed):
-        self._word = _Words(seed)
+        self._word = Words(seed)
 
     def word(self):
         return self._word()
 
     def uniform_int(self, n):
-        """``std::uniform_int_distribution<unsigned>(0, n - 1)``: rejection, then division."""
-        scaling = _WORD_MAX // n
-        limit = n * scaling
-        w = self._word()
-        while w >= limit:
-            w = self._word()
-        return w // scaling
+        """``std::uniform_int_distribution<unsigned>(0, n - 1)``."""
+        return uniform_int(self._word, n)
 
     def canonical(self):
         """``std::generate_canonical<double, 53>``: two words, low one first."""
@@ -132,11 +125,10 @@ def draw(shape, params, engine):
     return y, x, mirrored
 
 
-def augment(img, params, engine):
-    """H x W x C uint8 (RGB order) -> ``(crop of data_shape, mirrored?)``: steps 1-5."""
-    img = prepare(img, params)
-    y, x, mirrored = draw(img.shape, params, engine)
-    return img[y:y + params.height, x:x + params.width], mirrored
+def finish(img, crop_at, params):
+    """Steps 4-6 for one prepared image and its ``draw``: crop, mirror, convert (C x H x W)."""
+    y, x, mirrored = crop_at
+    return to_output(img[y:y + params.height, x:x + params.width], mirrored, params)
 
 
 def to_output(img, mirrored, params):

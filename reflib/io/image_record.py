@@ -45,9 +45,9 @@ import numpy as np
 from ..base import MXNetError
 from ..image_codec import decode
 from ..recordio import MXRecordIO, unpack
-from .image_augment import AugmentParams, CppRandom, augment, check_channels, draw, prepare, to_output
+from .image_augment import AugmentParams, CppRandom, check_channels, draw, finish, prepare
 from .loader import FileIter, check_dtype, parse_bool, parse_int, parse_shape
-from .std_shuffle import _Words
+from .std_shuffle import Words, shuffle_in_place
 
 __all__ = ['ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'read_records']
 
@@ -96,15 +96,15 @@ def read_records(path, owner='ImageRecordIter'):
         reader.close()
 
 
-def _split_bytes(records, size, part, parts):
+def _split_bytes(records, size, part, parts, owner='ImageRecordIter'):
     """dmlc's byte split: the records starting in ``[part * step, (part + 1) * step)``."""
     step = (size + parts - 1) // parts
     step = (step + 3) // 4 * 4
     begin, end = min(step * part, size), min(step * (part + 1), size)
     kept = [r for r in records if begin <= r[0] < end]
     if records and not kept:
-        raise MXNetError('ImageRecordIter: part_index %d of num_parts %d holds no image: no record starts in '
-                         'its bytes %d..%d of the %d-byte file' % (part, parts, begin, end, size))
+        raise MXNetError('%s: part_index %d of num_parts %d holds no image: no record starts in '
+                         'its bytes %d..%d of the %d-byte file' % (owner, part, parts, begin, end, size))
     return kept
 
 
@@ -177,7 +177,7 @@ class _Part:
 
     def __init__(self, samples, shuffle, seed, load_many, eager):
         self.samples, self.load_many, self.eager = samples, load_many, eager
-        self.words = _Words(seed + _RAND_MAGIC) if shuffle else None
+        self.words = Words(seed + _RAND_MAGIC) if shuffle else None
         self.order, self.loaded, self.pos = None, None, None
 
     def rewind(self):
@@ -187,14 +187,7 @@ class _Part:
         self.order = list(range(len(self.samples)))
         self.loaded = dict(enumerate(self.load_many(self.samples))) if self.eager else {}
         if self.words is not None:
-            order = self.order
-            for i in range(1, len(order)):
-                scaling = (2 ** 32 - 1) // (i + 1)
-                w = self.words()
-                while w >= (i + 1) * scaling:
-                    w = self.words()
-                j = w // scaling
-                order[i], order[j] = order[j], order[i]
+            shuffle_in_place(self.order, self.words)
         self.pos = 0
 
     def next(self):
@@ -338,7 +331,7 @@ class ImageRecordIter(FileIter):
         if path_imgidx:
             part = _split_index(records, os.fspath(path_imgidx), part_index, num_parts, owner)
         else:
-            part = _split_bytes(records, os.path.getsize(path_imgrec), part_index, num_parts)
+            part = _split_bytes(records, os.path.getsize(path_imgrec), part_index, num_parts, owner)
         self._engine = CppRandom((0 + 1) * _RAND_MAGIC)     # the first preprocessing thread's
         self._randomised = self._params.rand_crop or self._params.rand_mirror
         self._pool = _decoding_pool(parse_int(owner, 'preprocess_threads', preprocess_threads, minimum=1), part)
@@ -379,33 +372,26 @@ class ImageRecordIter(FileIter):
         check_channels(img, channels, header.id)
         return img, label
 
-    def _finish(self, img, label, engine):
-        """Resize, pad, crop, mirror and convert one decoded image (image_augment.py)."""
-        crop, mirrored = augment(img, self._params, engine)
-        return to_output(crop, mirrored, self._params), label
-
     def _load_many(self, samples):
         """``[(output, label)]`` of ``samples`` (``(offset, record)`` pairs), in their order.
 
-        Without random augmentation each image is decoded and augmented in one task (the
-        draws are never used).  With it, the pool decodes and resizes, the draws are made
-        here, image after image as MXNet makes them, and the pool crops and converts."""
+        The pool (if any) decodes and resizes, the draws are made here, image after image as
+        MXNet makes them, and the pool crops and converts.  Without random augmentation the
+        draws take nothing from the engine, and the order of decoding changes nothing."""
         params = self._params
-        if not self._randomised:
-            return _run(self._pool, lambda sample: self._finish(*self._decode(*sample), None), samples)
+        engine = self._engine if self._randomised else None
 
         def decode_and_prepare(sample):
             img, label = self._decode(*sample)
             return prepare(img, params), label
 
+        def crop_and_convert(item):
+            (img, label), crop_at = item
+            return finish(img, crop_at, params), label
+
         prepared = _run(self._pool, decode_and_prepare, samples)
-        draws = [draw(img.shape, params, self._engine) for img, _ in prepared]
-
-        def cut(item):
-            (img, label), (y, x, mirrored) = item
-            return to_output(img[y:y + params.height, x:x + params.width], mirrored, params), label
-
-        return _run(self._pool, cut, list(zip(prepared, draws)))
+        crops = [draw(img.shape, params, engine) for img, _ in prepared]
+        return _run(self._pool, crop_and_convert, list(zip(prepared, crops)))
 
     # the FileIter protocol ---------------------------------------------------------------
     def _before_first(self):

@@ -17,14 +17,14 @@ against MXNet 1.9.1 in tests/test_io_iters.py).
 
 import numpy as np
 
-__all__ = ['std_shuffle_order']
+__all__ = ['Words', 'uniform_int', 'shuffle_in_place', 'std_shuffle_order']
 
 _WORD_MAX = 2 ** 32 - 1
 _CHUNK = 4096
 
 
-class _Words:
-    """The raw 32-bit outputs of mt19937(seed), drawn from numpy in chunks."""
+class Words:
+    """The raw 32-bit outputs of mt19937(seed), drawn from numpy in chunks; call for the next."""
 
     def __init__(self, seed):
         self._rng = np.random.RandomState(int(seed) % 2 ** 32)
@@ -39,17 +39,27 @@ class _Words:
         return self._buf[self._at - 1]
 
 
+def uniform_int(word, n):
+    """libstdc++'s ``uniform_int_distribution(0, n - 1)`` over the words ``word()`` gives:
+    words at or above ``n * s`` (``s = (2**32 - 1) // n``) are drawn again, then ``w // s``."""
+    scaling = _WORD_MAX // n
+    limit = n * scaling
+    w = word()
+    while w >= limit:
+        w = word()
+    return w // scaling
+
+
+def shuffle_in_place(order, word):
+    """``std::shuffle(order, generator)``: position ``i`` from 1 up swaps with a uniform draw
+    of ``[0, i]``.  ``word`` goes on from where it is (ImageRecordIter keeps one across epochs)."""
+    for i in range(1, len(order)):
+        j = uniform_int(word, i + 1)
+        order[i], order[j] = order[j], order[i]
+
+
 def std_shuffle_order(n, seed):
     """The permutation ``std::shuffle`` (libstdc++, mt19937(seed)) makes of ``range(n)``."""
     order = list(range(n))
-    word = _Words(seed)
-    for i in range(1, n):
-        span = i + 1
-        scaling = _WORD_MAX // span
-        limit = span * scaling
-        w = word()
-        while w >= limit:
-            w = word()
-        j = w // scaling
-        order[i], order[j] = order[j], order[i]
+    shuffle_in_place(order, Words(seed))
     return order
