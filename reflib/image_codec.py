@@ -6,6 +6,7 @@ arrays follow OpenCV's conventions where ``bgr=True`` (``mx.recordio.pack_img`` 
 PNG round-trips exactly; JPEG decoders differ by a few grey levels between libraries.
 """
 
+import functools
 import io
 import logging
 
@@ -30,10 +31,12 @@ def to_gray(rgb, png=False):
     return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(np.uint8)
 
 
+@functools.cache
 def _quiet_png_chunk_log():
     # Pillow's PNG reader logs every chunk (IHDR, IDAT...) at DEBUG; scripts that call
     # logging.basicConfig(level=logging.DEBUG), as MXNet's examples do, would print two lines
-    # per decoded image where MXNet (OpenCV) prints none.  Only when nobody set that logger's level.
+    # per decoded image where MXNet (OpenCV) prints none.  Only when nobody set that logger's
+    # level; once, before the first decode (a level set later by the script wins).
     png_log = logging.getLogger('PIL.PngImagePlugin')
     if png_log.level == logging.NOTSET:
         png_log.setLevel(logging.INFO)

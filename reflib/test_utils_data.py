@@ -14,7 +14,6 @@ idx files::
 import gzip
 import logging
 import os
-import struct
 import zipfile
 
 import numpy as np
@@ -50,18 +49,14 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
                      % (url, fname, os.getcwd()))
 
 
-def _read_idx(path, opener, magic_ndim):
-    with opener(path, 'rb') as f:
-        header = f.read(4 + 4 * magic_ndim)
-        if len(header) < 4 + 4 * magic_ndim:
-            raise MXNetError('%s: %d bytes, too short for an idx header' % (path, len(header)))
-        dims = struct.unpack('>%dI' % magic_ndim, header[4:])
-        body = f.read()
-    count = int(np.prod(dims))
-    if len(body) < count:
-        raise MXNetError('%s: the header announces %s (%d bytes), the file holds %d'
-                         % (path, 'x'.join(map(str, dims)), count, len(body)))
-    return np.frombuffer(body[:count], dtype=np.uint8).reshape(dims)
+def _read_gzipped_idx(path, ndim):
+    from .io.mnist import parse_idx
+    try:
+        with gzip.open(path, 'rb') as f:
+            raw = f.read()
+    except (OSError, EOFError) as err:
+        raise MXNetError('get_mnist: cannot read %r: %s' % (path, err)) from None
+    return parse_idx(raw, ndim, path, 'get_mnist')
 
 
 def get_mnist():
@@ -71,8 +66,8 @@ def get_mnist():
     base = 'http://data.mxnet.io/data/mnist/'
     out = {}
     for part, prefix in (('train', 'train'), ('test', 't10k')):
-        labels = _read_idx(download(base + prefix + '-labels-idx1-ubyte.gz'), gzip.open, 1)
-        images = _read_idx(download(base + prefix + '-images-idx3-ubyte.gz'), gzip.open, 3)
+        labels = _read_gzipped_idx(download(base + prefix + '-labels-idx1-ubyte.gz'), 1)
+        images = _read_gzipped_idx(download(base + prefix + '-images-idx3-ubyte.gz'), 3)
         if len(images) != len(labels):
             raise MXNetError('get_mnist: %d %s images but %d labels' % (len(images), prefix, len(labels)))
         # MXNet reshapes to 28 x 28 whatever the header says; the same here, loudly when it cannot

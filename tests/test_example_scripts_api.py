@@ -7,13 +7,21 @@ when a script sets the root logger to DEBUG.  The scripts themselves are not ven
 numbers here are computed independently with numpy.
 """
 
+import json
 import logging
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import reflib as mx
 from reflib.base import MXNetError
+
+GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
+sys.path.insert(0, GOLDEN_DIR)
+import graph_defs  # noqa: E402
+from io_iters_cases import write_idx  # noqa: E402
 
 RGB_MEAN = (123.68, 116.779, 103.939)      # common/data.py's default --rgb-mean
 
@@ -92,9 +100,11 @@ def test_png_records_decode_without_pil_debug_lines(tmp_path, caplog):
     # the scripts call logging.basicConfig(level=logging.DEBUG); Pillow's PNG reader would log two
     # DEBUG lines per image (IHDR, IDAT) where MXNet's OpenCV prints nothing
     path, _ = _write_rec(tmp_path)
+    from reflib import image_codec
     png_log = logging.getLogger('PIL.PngImagePlugin')
     before = png_log.level
     png_log.setLevel(logging.NOTSET)
+    image_codec._quiet_png_chunk_log.cache_clear()      # as in a fresh process: not yet decoded
     try:
         with caplog.at_level(logging.DEBUG):
             for _ in mx.io.ImageRecordIter(**_get_rec_iter_kwargs(path, 5, train=False)):
@@ -152,16 +162,7 @@ def test_a_graph_built_in_code_and_loaded_from_mxnets_file_give_the_same_json():
     # common/fit.py, resuming with --load-epoch: assert sym.tojson() == network.tojson(), sym
     # loaded from the checkpoint's -symbol.json.  MXNet writes a node's attrs sorted by key, so
     # reflib must too, whatever order the script passed the parameters in.
-    import json
-    import os
-    import sys
-    golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
-    sys.path.insert(0, golden)
-    try:
-        import graph_defs
-    finally:
-        sys.path.remove(golden)
-    with open(os.path.join(golden, 'graphs.json')) as f:
+    with open(os.path.join(GOLDEN_DIR, 'graphs.json')) as f:
         facts = json.load(f)
     for case, build in (('mlp', graph_defs.mlp), ('fc6', graph_defs.fc6), ('convnet', graph_defs.convnet)):
         mxnet_text = facts[case]['json']
@@ -205,12 +206,6 @@ def test_monitor_rows_as_mxnet_prints_them(caplog):
     assert listing.toc() == [(1, 'fc_weight', '7.5\t' + str(np.full((3, 5), 0.5, np.float32)) + '\t')]
 
 
-def _idx(path, array, opener=open):
-    array = np.asarray(array, np.uint8)
-    with opener(path, 'wb') as f:
-        f.write(bytes([0, 0, 8, array.ndim]) + np.array(array.shape, '>u4').tobytes() + array.tobytes())
-
-
 def test_test_utils_mnist_helpers_read_what_mxnet_would_have_downloaded(tmp_path, monkeypatch, capsys):
     # monitor_weights.py: from mxnet.test_utils import get_mnist_iterator; files in ./data
     import gzip
@@ -220,8 +215,8 @@ def test_test_utils_mnist_helpers_read_what_mxnet_would_have_downloaded(tmp_path
     with pytest.raises(MXNetError, match=r"mnist.zip.*reflib downloads nothing.*'data/mnist.zip'"):
         mx.test_utils.get_mnist_iterator(batch_size=10, input_shape=(784,))
     for split in ('train', 't10k'):
-        _idx('data/%s-images-idx3-ubyte' % split, images)
-        _idx('data/%s-labels-idx1-ubyte' % split, labels)
+        write_idx('data/%s-images-idx3-ubyte' % split, images)
+        write_idx('data/%s-labels-idx1-ubyte' % split, labels)
     train, val = mx.test_utils.get_mnist_iterator(batch_size=10, input_shape=(784,))
     assert capsys.readouterr().err.count('MNISTIter: load 30 images, shuffle=1, shape=(10,784)') == 2
     order = [b.label[0].asnumpy() for b in mx.io.MNISTIter(image='data/train-images-idx3-ubyte',
@@ -238,8 +233,8 @@ def test_test_utils_mnist_helpers_read_what_mxnet_would_have_downloaded(tmp_path
     with pytest.raises(MXNetError, match="train-labels-idx1-ubyte.gz"):
         mx.test_utils.get_mnist()
     for split in ('train', 't10k'):
-        _idx('%s-images-idx3-ubyte.gz' % split, images, gzip.open)
-        _idx('%s-labels-idx1-ubyte.gz' % split, labels, gzip.open)
+        write_idx('%s-images-idx3-ubyte.gz' % split, images, gzip.open)
+        write_idx('%s-labels-idx1-ubyte.gz' % split, labels, gzip.open)
     mnist = mx.test_utils.get_mnist()
     assert sorted(mnist) == ['test_data', 'test_label', 'train_data', 'train_label']
     assert mnist['train_data'].dtype == np.float32 and mnist['train_data'].shape == (30, 1, 28, 28)

@@ -28,7 +28,7 @@ from ..base import MXNetError
 from .loader import FileIter, check_dtype, parse_bool, parse_int
 from .std_shuffle import std_shuffle_order
 
-__all__ = ['MNISTIter', 'read_idx']
+__all__ = ['MNISTIter', 'read_idx', 'parse_idx']
 
 _IDX_UBYTE = 0x08
 
@@ -43,6 +43,11 @@ def read_idx(path, ndim, owner='MNISTIter'):
     if raw[:2] == b'\x1f\x8b':
         raise MXNetError('%s: %r is gzip-compressed; MXNet reads raw idx files, so gunzip it first'
                          % (owner, path))
+    return parse_idx(raw, ndim, path, owner)
+
+
+def parse_idx(raw, ndim, path, owner):
+    """The uint8 array in ``raw``, the bytes of the idx file ``path`` (named in errors)."""
     header = 4 * (1 + ndim)
     if len(raw) < header:
         raise MXNetError('%s: %r is too short for an idx header of %d dimension(s): %d bytes, %d expected'

@@ -34,9 +34,10 @@ def digits():
     return table[:, :64].reshape(-1, 8, 8).astype(np.uint8), table[:, 64].astype(np.uint8)
 
 
-def write_idx(path, arr):
+def write_idx(path, arr, opener=open):
+    """``arr`` as an idx file of unsigned bytes (``opener=gzip.open`` for a ``.gz``)."""
     arr = np.ascontiguousarray(arr, np.uint8)
-    with open(path, 'wb') as f:
+    with opener(path, 'wb') as f:
         f.write(struct.pack('>I', 0x0800 | arr.ndim) + struct.pack('>%dI' % arr.ndim, *arr.shape))
         f.write(arr.tobytes())
 
