@@ -25,6 +25,7 @@ import numpy as np
 from . import random as _random
 from .base import MXNetError
 from .context import Context, cpu, current_context, _ctx_stack
+from .ndarray.ndarray import move, to_numpy
 
 __all__ = ['check_op_gradient', 'op_forward', 'numeric_grad',
            'default_context', 'set_default_context', 'default_dtype', 'default_rtols', 'default_atols',
@@ -229,15 +230,25 @@ def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
 
 
 # ------------------------------------------------------------------ one operator (reflib's own)
-def op_forward(op_name, inputs, params=None, aux=None, is_train=False, seed=0):
-    """Run one registered operator on raw numpy inputs; returns (outputs, aux_after)."""
+def op_forward(op_name, inputs, params=None, aux=None, is_train=False, seed=0, ctx=None):
+    """Run one registered operator on raw numpy inputs; returns (outputs, aux_after) in numpy.
+
+    It runs on ``ctx`` (default: ``default_context()``): on a gpu the inputs are copied to
+    the device and the results back.
+    """
     from .operator import get, OpEnv
+    ctx = default_context() if ctx is None else Context(ctx)
     op = get(op_name)
     p = op.parse_params(params or {})
-    aux = [np.array(a, copy=True) for a in (aux or [])]
+    aux = [move(np.array(a, copy=True), ctx) for a in (aux or [])]
     _random.seed(seed)
-    outs = op.forward(p, OpEnv(cpu(), is_train), list(inputs), aux)
-    return outs, aux
+    with ctx.device_scope():
+        outs = op.forward(p, OpEnv(ctx, is_train), [move(x, ctx) for x in inputs], aux)
+    return [_host(o) for o in outs], [_host(a) for a in aux]
+
+
+def _host(x):
+    return None if x is None else to_numpy(x)
 
 
 def numeric_grad(f, x, eps=1e-4):
@@ -259,7 +270,7 @@ def numeric_grad(f, x, eps=1e-4):
 
 
 def check_op_gradient(op_name, inputs, params=None, aux=None, grad_inputs=None,
-                      is_train=True, eps=1e-4, rtol=1e-4, atol=1e-6, seed=0):
+                      is_train=True, eps=1e-4, rtol=1e-4, atol=1e-6, seed=0, ctx=None):
     """Compare an operator's backward with finite differences, in float64.
 
     The scalar being differentiated is ``sum_k <head_k, out_k>`` over the
@@ -269,26 +280,33 @@ def check_op_gradient(op_name, inputs, params=None, aux=None, grad_inputs=None,
     forward so the perturbed runs see the same randomness.
     """
     from .operator import get, OpEnv
+    ctx = default_context() if ctx is None else Context(ctx)
     op = get(op_name)
     p = op.parse_params(params or {})
     xs = [np.array(x, dtype=np.float64, copy=True) for x in inputs]
     aux0 = [np.array(a, dtype=np.float64, copy=True) for a in (aux or [])]
-    env = OpEnv(cpu(), is_train)
+    env = OpEnv(ctx, is_train)
     nvis = op.visible_outputs(p)
+
+    def on_device(arrays):
+        return [move(a.copy(), ctx) for a in arrays]
 
     def run():
         _random.seed(seed)
-        return op.forward(p, env, xs, [a.copy() for a in aux0])
+        with ctx.device_scope():
+            return op.forward(p, env, on_device(xs), on_device(aux0))
 
     outs = run()
     rng = np.random.default_rng(seed + 1)
     heads = [rng.normal(size=o.shape) for o in outs[:nvis]]
 
     def loss():
-        return float(sum((h * o).sum() for h, o in zip(heads, run()[:nvis])))
+        return float(sum((h * _host(o)).sum() for h, o in zip(heads, run()[:nvis])))
 
-    out_grads = heads + [None] * (len(outs) - nvis)
-    analytic = op.backward(p, env, out_grads, xs, outs, [a.copy() for a in aux0])
+    out_grads = on_device(heads) + [None] * (len(outs) - nvis)
+    with ctx.device_scope():
+        analytic = op.backward(p, env, out_grads, on_device(xs), outs, on_device(aux0))
+    analytic = [_host(g) for g in analytic]
     which = range(len(xs)) if grad_inputs is None else grad_inputs
     for i in which:
         numeric = numeric_grad(loss, xs[i], eps)

@@ -22,3 +22,17 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get(
     "HYPOTHESIS_PROFILE", "reflib-ci" if os.environ.get("CI") else "reflib-dev"))
+
+# REFLIB_TEST_DEVICE=strict|gpu (tests/device.py): gpu(0) becomes the tests' default context,
+# as MXNet's GPU test files make it with set_default_context
+import device  # noqa: E402  (installs the strict cupy stand-in before any test imports cupy)
+
+
+def pytest_configure(config):
+    if device.ON_DEVICE:
+        from reflib.test_utils import set_default_context
+        set_default_context(device.CTX)
+
+
+def pytest_report_header(config):
+    return 'reflib test device: %s (%s)' % (device.CTX, device.MODE)

@@ -17,7 +17,8 @@ import os
 import numpy as np
 
 from reflib.context import cpu
-from reflib.operator import get, OpEnv
+from reflib.operator import OpEnv
+from device import get
 
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
 

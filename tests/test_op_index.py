@@ -15,7 +15,8 @@ import pytest
 import reflib as mx
 from reflib.base import MXNetError, ParamError, ShapeError
 from reflib.context import cpu
-from reflib.operator import get, OpEnv
+from reflib.operator import OpEnv
+from device import get
 from reflib.operator.indexing import IndexRangeError
 from reflib.test_utils import check_op_gradient, op_forward
 from op_golden import GoldenCases, infer_shapes

@@ -13,7 +13,7 @@ import pytest
 
 import reflib as mx
 from reflib.base import MXNetError, ShapeError
-from reflib.operator import get
+from device import get
 from reflib.test_utils import check_op_gradient, numeric_grad, op_forward
 from op_golden import GoldenCases, infer_shapes
 

@@ -20,7 +20,8 @@ import pytest
 
 from reflib.base import ParamError, ShapeError
 from reflib.context import cpu
-from reflib.operator import OpEnv, get
+from reflib.operator import OpEnv
+from device import get
 from reflib.test_utils import check_op_gradient, numeric_grad, op_forward
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden', 'ops_loss.npz')

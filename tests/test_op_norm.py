@@ -18,7 +18,8 @@ import pytest
 
 from reflib.base import MXNetError, ParamError, ShapeError
 from reflib.context import cpu
-from reflib.operator import get, OpEnv
+from reflib.operator import OpEnv
+from device import get
 from reflib.test_utils import check_op_gradient, numeric_grad, op_forward
 from op_golden import GoldenCases, infer_shapes
 

@@ -20,6 +20,7 @@ import pytest
 import reflib as mx
 from reflib.base import MXNetError
 from reflib.test_utils import op_forward
+from device import get
 from op_golden import GOLDEN_DIR
 
 with open(os.path.join(GOLDEN_DIR, 'ops_sampling.json')) as _f:
@@ -161,7 +162,7 @@ def test_multinomial_frequencies_and_log_probabilities():
 def test_multinomial_gradient_is_that_of_the_log_probabilities():
     """MXNet's backward: the head of output 1 over p at each drawn index, summed per index."""
     probs = np.array([[0.2, 0.3, 0.5], [0.7, 0.2, 0.1]])
-    op = mx.operator.get('_sample_multinomial')
+    op = get('_sample_multinomial')
     p = op.parse_params({'shape': (6,), 'get_prob': True})
     outs, _ = op_forward('_sample_multinomial', [probs], {'shape': (6,), 'get_prob': True}, seed=1)
     head = np.random.default_rng(0).normal(size=(2, 6))
@@ -182,7 +183,7 @@ def test_shuffle_permutes_the_first_axis():
 
 
 def test_sample_gradients_are_zero():
-    op = mx.operator.get('_sample_normal')
+    op = get('_sample_normal')
     p = op.parse_params({'shape': (3,)})
     mu, sigma = np.zeros(2), np.ones(2)
     grads = op.backward(p, mx.operator.OpEnv(mx.cpu()), [np.ones((2, 3))], [mu, sigma], [np.ones((2, 3))], [])

@@ -19,7 +19,8 @@ from hypothesis import given, strategies as st
 import reflib as mx
 from reflib.base import ParamError, ShapeError
 from reflib.context import cpu
-from reflib.operator import get, OpEnv
+from reflib.operator import OpEnv
+from device import get
 from reflib.operator.shape import reshape_target
 from reflib.test_utils import check_op_gradient, op_forward
 from op_golden import GoldenCases, infer_shapes

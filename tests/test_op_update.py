@@ -17,7 +17,9 @@ import pytest
 import reflib as mx
 from reflib.base import ParamError, ShapeError, TypeInferError
 from reflib.context import cpu
-from reflib.operator import get, OpEnv
+from reflib.operator import OpEnv
+import device
+from device import get
 from op_golden import GOLDEN_DIR
 
 with np.load(os.path.join(GOLDEN_DIR, 'ops_update.npz')) as _npz:
@@ -141,7 +143,7 @@ def test_a_bound_update_changes_its_aux_states_each_forward():
     up = mx.sym.sgd_mom_update(w, g, lr=0.1, momentum=0.9, name='up')
     weight, grad = np.array([[1.0, 2.0]], np.float32), np.array([[0.5, -1.0]], np.float32)
     mom = mx.nd.zeros((1, 2))
-    exe = up.bind(mx.cpu(), {'w': mx.nd.array(weight), 'g': mx.nd.array(grad)}, aux_states=[mom])
+    exe = up.bind(device.CTX, {'w': mx.nd.array(weight), 'g': mx.nd.array(grad)}, aux_states=[mom])
     first = exe.forward()[0].asnumpy()
     np.testing.assert_allclose(mom.asnumpy(), -0.1 * grad, rtol=1e-6)
     np.testing.assert_allclose(first, weight - 0.1 * grad, rtol=1e-6)

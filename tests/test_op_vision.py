@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from reflib.base import ParamError, ShapeError
-from reflib.operator import get
+from device import get
 from reflib.test_utils import check_op_gradient, op_forward
 from op_golden import GoldenCases, infer_shapes
 

@@ -81,6 +81,35 @@ def is_numpy(xp):
     return xp.__name__ == 'numpy'
 
 
+def to_host(x):
+    """A numpy copy of a device array, or ``x`` itself on the host.
+
+    On a GPU this is a synchronisation: the host waits for every kernel queued before it
+    and copies the bytes back.  Operators call it only on the way to an error message.
+    """
+    return x if isinstance(x, (np.ndarray, np.generic)) else x.get()
+
+
+def any_true(xp, mask):
+    """Whether any element of the boolean array ``mask`` is true, as a Python bool.
+
+    For checks whose answer decides what happens next (refuse a label out of range, say).
+    On the host it is one scan.  On a GPU it is an explicit synchronisation (one byte comes
+    back), the same price MXNet's GPU kernels pay for such checks (``take(mode='raise')``).
+    """
+    return bool(to_host(mask.any()))
+
+
+def may_be_true(xp, mask):
+    """``any_true`` where knowing is free (the host); True, without asking, on a GPU.
+
+    For a shortcut that skips work when ``mask`` is all false (windows without NaN, say):
+    the caller's general path must be correct either way, and on a device asking would
+    cost a synchronisation that the skipped work does not.
+    """
+    return bool(mask.any()) if is_numpy(xp) else True
+
+
 def scatter_add(xp, target, index, values):
     """``target[index] += values`` where repeated indices all add up (in place).
 

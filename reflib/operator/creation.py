@@ -133,10 +133,12 @@ class _Range(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return []
 
-    def _place(self, env, values):
-        """``values`` (numpy) on the operator's device, in the planned output if any."""
+    def _place(self, env, make):
+        """``make(xp)``'s values, computed on the operator's device (never copied over from
+        the host), in the planned output if any."""
         with env.ctx.device_scope():
-            return _filled(env, env.xp.asarray(values), lambda: env.xp.asarray(values))
+            values = make(env.xp)
+            return _filled(env, values, lambda: values)
 
 
 @register
@@ -190,9 +192,11 @@ class Arange(_Range):
             start, count = p.start, target.shape[0] // p.repeat
         else:
             start, count = self._bounds(p)
-        with np.errstate(over='ignore', invalid='ignore'):
-            values = dtype.type(start) + np.arange(count).astype(dtype) * dtype.type(p.step)
-        return self._place(env, np.repeat(values.astype(dtype), p.repeat))
+        def make(xp):
+            with np.errstate(over='ignore', invalid='ignore'):   # numpy's warnings; cupy has none
+                values = dtype.type(start) + xp.arange(count).astype(dtype) * dtype.type(p.step)
+            return xp.repeat(values.astype(dtype), p.repeat)
+        return self._place(env, make)
 
 
 @register
@@ -216,8 +220,7 @@ class Linspace(_Range):
         dtype = _numpy_dtype(self.name, p.dtype)
         spaces = (p.num - 1 if p.endpoint else p.num) or 1
         step = (p.stop - p.start) / spaces
-        values = p.start + np.arange(p.num, dtype=np.float64) * step
-        return self._place(env, values.astype(dtype))
+        return self._place(env, lambda xp: (p.start + xp.arange(p.num, dtype=np.float64) * step).astype(dtype))
 
 
 @register
@@ -237,7 +240,8 @@ class Eye(_Range):
         return [], [merge_shape(out_shapes[0], (p.N, p.M or p.N), self.name)], aux_shapes
 
     def forward(self, p, env, inputs, aux):
-        return self._place(env, np.eye(p.N, p.M or p.N, p.k, dtype=_numpy_dtype(self.name, p.dtype)))
+        dtype = _numpy_dtype(self.name, p.dtype)
+        return self._place(env, lambda xp: xp.eye(p.N, p.M or p.N, p.k, dtype=dtype))
 
 
 def create(op_name, ctx, **params):

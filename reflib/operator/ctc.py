@@ -36,7 +36,7 @@ MXNet reads out of bounds for, are refused.
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
-from .common import shape_str
+from .common import shape_str, any_true, to_host
 from ..base import ShapeError, MXNetError
 
 
@@ -212,7 +212,7 @@ class CTCLoss(Operator):
         else:
             data_len = xp.full((batch,), steps, dtype=np.int64)
         used = xp.arange(width)[None, :] < label_len[:, None]
-        if bool((used & ((labels < 0) | (labels >= classes))).any()):
+        if any_true(xp, used & ((labels < 0) | (labels >= classes))):
             raise MXNetError("%s: input 'label' holds a symbol outside [0, %d) (the alphabet of data %s)"
                              % (self.name, classes, shape_str(data.shape)))
         blank = 0 if p.blank_label == 'first' else classes - 1
@@ -224,8 +224,9 @@ class CTCLoss(Operator):
             raise ShapeError('%s: input %r must have shape (%d,), got %s'
                              % (self.name, name, batch, shape_str(lengths.shape)))
         out = lengths.astype(np.int64)
-        if bool(((out < 0) | (out > most)).any()):
-            raise MXNetError('%s: input %r must hold lengths in [0, %d], got %s' % (self.name, name, most, lengths))
+        if any_true(xp, (out < 0) | (out > most)):
+            raise MXNetError('%s: input %r must hold lengths in [0, %d], got %s'
+                             % (self.name, name, most, to_host(lengths)))
         return out
 
     # ------------------------------------------------------------ computation

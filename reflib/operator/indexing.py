@@ -10,7 +10,7 @@ inputs get a zero gradient, as in MXNet.
 import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
-from .common import shape_str, normalize_axis, fresh_copy, scatter_add
+from .common import shape_str, normalize_axis, fresh_copy, scatter_add, any_true, to_host
 from ..base import MXNetError, ParamError, ShapeError
 
 
@@ -67,8 +67,8 @@ class Take(Operator):
         if p.mode == 'wrap':
             return _cut(xp, idx) % size
         bad = (idx < 0) | (idx > size - 1)
-        if bool(bad.any()):
-            first = idx[bad].reshape(-1)[0]
+        if any_true(xp, bad):
+            first = to_host(idx[bad].reshape(-1)[:1])[0]
             raise IndexRangeError("take: input 'indices' holds %s, out of range for an axis of size %d "
                                   "(mode='raise' needs 0 <= index <= %d)" % (float(first), size, size - 1))
         return _cut(xp, idx)
@@ -244,9 +244,9 @@ def _nd_positions(op, xp, idx, shape):
         size = shape[axis]
         row = idx[axis]
         bad = (row < -size) | (row > size - 1)
-        if bool(bad.any()):
+        if any_true(xp, bad):
             raise IndexRangeError("%s: input 'indices' holds %s, out of bounds for axis %d with size %d"
-                                  % (op, float(row[bad].reshape(-1)[0]), axis, size))
+                                  % (op, float(to_host(row[bad].reshape(-1)[:1])[0]), axis, size))
         pos = _cut(xp, row)
         coords.append(xp.where(pos < 0, pos + size, pos))
     return tuple(coords)

@@ -46,7 +46,7 @@ def _scalar(x, value):
 def _triangle(xp, a, lower):
     """``a`` with the other triangle (strictly above or below the diagonal) set to 0."""
     n = a.shape[-1]
-    mask = xp.asarray(np.tri(n, n, dtype=bool))
+    mask = xp.tri(n, n, dtype=bool)
     return a * (mask if lower else mask.T)
 
 

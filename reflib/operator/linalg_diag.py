@@ -26,7 +26,7 @@ class Sumlogdiag(_Linalg):
     def forward(self, p, env, inputs, aux):
         xp, A = env.xp, inputs[0]
         out = xp.log(xp.diagonal(A, 0, -2, -1)).sum(axis=-1)
-        return [xp.asarray(out).reshape(_per_matrix_shape(A.shape[:-2]))]
+        return [out.reshape(_per_matrix_shape(A.shape[:-2]))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, A = env.xp, inputs[0]
@@ -35,10 +35,11 @@ class Sumlogdiag(_Linalg):
         return [xp.eye(A.shape[-1], dtype=A.dtype) * per_diag[..., None, :]]
 
 
-def _diag_index(n, offset):
-    """(rows, cols) of the diagonal ``offset`` (> 0 above the main one) of an n x n matrix."""
+def _diag_index(xp, n, offset):
+    """(rows, cols) of the diagonal ``offset`` (> 0 above the main one) of an n x n matrix,
+    made where the matrices live (index arrays from the host would be copied on every call)."""
     size = n - abs(offset)
-    i = np.arange(size)
+    i = xp.arange(size)
     return i + max(-offset, 0), i + max(offset, 0)
 
 
@@ -65,9 +66,9 @@ class Extractdiag(_Linalg):
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, A = env.xp, inputs[0]
-        rows, cols = _diag_index(A.shape[-1], p.offset)
+        rows, cols = _diag_index(xp, A.shape[-1], p.offset)
         da = xp.zeros_like(A)
-        da[..., xp.asarray(rows), xp.asarray(cols)] = out_grads[0]
+        da[..., rows, cols] = out_grads[0]
         return [da]
 
 
@@ -91,16 +92,16 @@ class Makediag(_Linalg):
     def forward(self, p, env, inputs, aux):
         xp, v = env.xp, inputs[0]
         n = v.shape[-1] + abs(p.offset)
-        rows, cols = _diag_index(n, p.offset)
+        rows, cols = _diag_index(xp, n, p.offset)
         out = xp.zeros(v.shape[:-1] + (n, n), dtype=v.dtype)
-        out[..., xp.asarray(rows), xp.asarray(cols)] = v
+        out[..., rows, cols] = v
         return [out]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [env.xp.ascontiguousarray(env.xp.diagonal(out_grads[0], p.offset, -2, -1))]
 
 
-def _trian_index(n, offset, lower):
+def _trian_index(xp, n, offset, lower):
     """(rows, cols) of a triangle of an n x n matrix in MXNet's order.
 
     ``offset`` < 0 (or 0 with ``lower``) is the lower triangle from that diagonal down, row
@@ -108,8 +109,8 @@ def _trian_index(n, offset, lower):
     up, column by column: the lower triangle of the transpose.
     """
     if offset < 0 or (offset == 0 and lower):
-        return np.tril_indices(n, offset)
-    rows, cols = np.tril_indices(n, -offset)
+        return xp.tril_indices(n, offset)
+    rows, cols = xp.tril_indices(n, -offset)
     return cols, rows
 
 
@@ -137,14 +138,14 @@ class Extracttrian(_Linalg):
 
     def forward(self, p, env, inputs, aux):
         xp, A = env.xp, inputs[0]
-        rows, cols = _trian_index(A.shape[-1], p.offset, p.lower)
-        return [A[..., xp.asarray(rows), xp.asarray(cols)]]
+        rows, cols = _trian_index(xp, A.shape[-1], p.offset, p.lower)
+        return [A[..., rows, cols]]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, A = env.xp, inputs[0]
-        rows, cols = _trian_index(A.shape[-1], p.offset, p.lower)
+        rows, cols = _trian_index(xp, A.shape[-1], p.offset, p.lower)
         da = xp.zeros_like(A)
-        da[..., xp.asarray(rows), xp.asarray(cols)] = out_grads[0]
+        da[..., rows, cols] = out_grads[0]
         return [da]
 
 
@@ -173,12 +174,12 @@ class Maketrian(_Linalg):
     def forward(self, p, env, inputs, aux):
         xp, v = env.xp, inputs[0]
         n = _trian_side(v.shape[-1], p.offset)
-        rows, cols = _trian_index(n, p.offset, p.lower)
+        rows, cols = _trian_index(xp, n, p.offset, p.lower)
         out = xp.zeros(v.shape[:-1] + (n, n), dtype=v.dtype)
-        out[..., xp.asarray(rows), xp.asarray(cols)] = v
+        out[..., rows, cols] = v
         return [out]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, g = env.xp, out_grads[0]
-        rows, cols = _trian_index(g.shape[-1], p.offset, p.lower)
-        return [g[..., xp.asarray(rows), xp.asarray(cols)]]
+        rows, cols = _trian_index(xp, g.shape[-1], p.offset, p.lower)
+        return [g[..., rows, cols]]

@@ -35,6 +35,7 @@ import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
 from .registry import prod as _prod, format_shape as _fmt
+from .common import any_true, to_host
 from ..base import ShapeError, MXNetError
 
 _NORMALIZATION = ('null', 'batch', 'valid')
@@ -48,6 +49,16 @@ def _scalar(value, like):
 def _softmax(xp, x, axis):
     e = xp.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
+
+
+def _per_valid(xp, scale, valid, dtype):
+    """``scale / max(count of valid, 1)`` as a 0-d array of ``dtype``, on the data's device.
+
+    Divided in float64 and rounded once, as a Python float would be; kept on the device
+    because reading the count back would make the host wait for the GPU on every backward.
+    """
+    count = xp.maximum(valid.sum(), 1).astype(np.float64)
+    return (scale / count).astype(dtype)
 
 
 def _class_index(label):
@@ -185,8 +196,10 @@ class SoftmaxOutput(Operator):
             else:
                 grad, scale = self._rows_grad(p, xp, prob, classes, ignore)
             if p.normalization == 'valid':
-                scale = p.grad_scale / max(float((classes != ignore).sum()), 1.0)
-            grad = grad * _scalar(scale, prob)
+                scale = _per_valid(xp, p.grad_scale, classes != ignore, prob.dtype)
+            else:
+                scale = _scalar(scale, prob)
+            grad = grad * scale
         grad = grad.reshape(prob.shape)
         if p.out_grad:
             grad = grad * prob  # MXNet 1.9.1 feeds the output where the head gradient should be
@@ -331,11 +344,11 @@ class MakeLoss(Operator):
         if p.normalization == 'batch':
             scale /= _prod(x.shape[:-1])
         elif p.normalization == 'valid':
-            scale /= max(float((x > _scalar(p.valid_thresh, x)).sum()), 1.0)
+            scale = _per_valid(env.xp, scale, x > _scalar(p.valid_thresh, x), x.dtype)
         target = env.grad_target(0)
         if target is None:
-            return [env.xp.full(x.shape, scale, dtype=x.dtype)]
-        target.fill(scale)
+            target = env.xp.empty(x.shape, dtype=x.dtype)
+        target[...] = scale
         return [target]
 
 
@@ -478,9 +491,9 @@ class SoftmaxCrossEntropy(Operator):
             raise ShapeError("%s: needs data (batch, classes) and label (batch,), got %s and %s"
                              % (self.name, _fmt(x.shape), _fmt(label.shape)))
         classes = _class_index(label)
-        if bool(((classes < 0) | (classes >= x.shape[1])).any()):
+        if any_true(xp, (classes < 0) | (classes >= x.shape[1])):
             raise MXNetError('%s: every label must be a class index in [0, %d), got %s'
-                             % (self.name, x.shape[1], label))
+                             % (self.name, x.shape[1], to_host(label)))
         picked = self._log_softmax(xp, x)[xp.arange(x.shape[0]), classes]
         return [-picked.sum(keepdims=True).reshape(1)]
 

@@ -332,7 +332,7 @@ class Histogram(Operator):
         xp, x = env.xp, inputs[0].reshape(-1)
         if p.bin_cnt is not None:
             lo, hi = float(p.range[0]), float(p.range[1])
-            edges = xp.asarray(np.linspace(lo, hi, p.bin_cnt + 1)).astype(inputs[0].dtype)
+            edges = xp.linspace(lo, hi, p.bin_cnt + 1).astype(inputs[0].dtype)
         else:
             edges = inputs[1].astype(inputs[0].dtype)
         # a value goes to the bin whose edges (as stored, in the data's dtype) hold it: MXNet

@@ -4,7 +4,7 @@ import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
 from .registry import format_shape as _fmt_shape
-from .common import lowest_value
+from .common import lowest_value, may_be_true
 from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
                       check_layout, offset_slices, pad_spatial, crop_spatial)
 from ..base import ShapeError, ParamError
@@ -116,17 +116,18 @@ class Pooling(Operator):
         """avg pooling: how many elements each output averages over (broadcastable array)."""
         kernel, stride, pad, out_size = geometry
         include_pad = p.count_include_pad is None or p.count_include_pad
-        divisor = np.ones((1, 1) + (1,) * len(kernel))
+        # built where the data lives: a numpy divisor would be copied to a GPU on every call
+        divisor = xp.ones((1, 1) + (1,) * len(kernel), dtype=np.int64)
         for axis, (n, k, s, pd, o) in enumerate(zip(data_shape[2:], kernel, stride, pad, out_size)):
-            start = np.arange(o) * s - pd
-            end = np.minimum(start + k, n + pd)          # overhang past the padding never counts
+            start = xp.arange(o) * s - pd
+            end = xp.minimum(start + k, n + pd)          # overhang past the padding never counts
             if not include_pad:
-                start, end = np.maximum(start, 0), np.minimum(end, n)
-            size = np.maximum(end - start, 1)           # an all-padding window divides by 1
+                start, end = xp.maximum(start, 0), xp.minimum(end, n)
+            size = xp.maximum(end - start, 1)           # an all-padding window divides by 1
             shape = [1] * (len(kernel) + 2)
             shape[axis + 2] = o
             divisor = divisor * size.reshape(shape)
-        return xp.asarray(divisor.astype(dtype))
+        return divisor.astype(dtype)
 
     def backward_reads(self, p):
         # max and lp compare with / divide by the output; avg and sum need only data's shape
@@ -174,7 +175,7 @@ class Pooling(Operator):
             out = outputs[0]
             # A window holding NaN outputs NaN (xp.maximum propagates it), and NaN == NaN
             # is False: there the first NaN wins, as an argmax would pick it.
-            nan_windows = out.dtype.kind == 'f' and bool(xp.isnan(out).any())
+            nan_windows = out.dtype.kind == 'f' and may_be_true(xp, xp.isnan(out))
             free = xp.ones(out.shape, dtype=bool)
             hit = xp.empty(out.shape, dtype=bool)
             for sl in slices:

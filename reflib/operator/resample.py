@@ -11,6 +11,8 @@ one's, so ``x_pixel = (x + 1) * (width - 1) / 2``.  A point between pixels mixes
 its four neighbours bilinearly; a neighbour outside the image counts as 0.
 """
 
+import numpy as np
+
 from .registry import Operator, Param, register, merge_shape, get
 from .registry import format_shape as _fmt_shape
 from .common import scatter_add
@@ -336,7 +338,7 @@ class GridGenerator(Operator):
         grid_dst = xp.empty((2, height, width), dtype=data.dtype)
         grid_dst[0] = xp.arange(width, dtype=data.dtype)[None, :]
         grid_dst[1] = xp.arange(height, dtype=data.dtype)[:, None]
-        half = xp.asarray([t(width - 1) / t(2), t(height - 1) / t(2)], dtype=data.dtype).reshape(1, 2, 1, 1)
+        half = _half_extent(xp, width, height, data.dtype)
         return [(data + grid_dst) / half - t(1), grid_dst]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
@@ -346,8 +348,7 @@ class GridGenerator(Operator):
             return [xp.matmul(grad.reshape(n, 2, -1), grid_dst.T).reshape(n, 6)]
         t = grad.dtype.type
         height, width = grad.shape[2:]
-        half = xp.asarray([t(width - 1) / t(2), t(height - 1) / t(2)], dtype=grad.dtype).reshape(1, 2, 1, 1)
-        return [grad / half]
+        return [grad / _half_extent(xp, width, height, grad.dtype)]
 
 
 # =====================================================================
@@ -465,3 +466,13 @@ class SpatialTransformer(Operator):
         if d_grid is not None:
             d_loc = xp.matmul(d_grid.reshape(-1, 2, height * width), grid_dst.T).reshape(-1, 6)
         return [d_data, d_loc]
+
+
+def _half_extent(xp, width, height, dtype):
+    """(1, 2, 1, 1): half the width and half the height, in ``dtype``, made on the device
+    (scalars written in, not a host list copied over)."""
+    t = np.dtype(dtype).type
+    half = xp.empty((1, 2, 1, 1), dtype=dtype)
+    half[0, 0] = t(width - 1) / t(2)
+    half[0, 1] = t(height - 1) / t(2)
+    return half

@@ -44,7 +44,7 @@ output, ``reserve`` (MXNet's reserve space), so backward does not run forward ag
 """
 
 from ..base import ParamError, ShapeError
-from .common import shape_str
+from .common import shape_str, any_true, to_host
 from .registry import Operator, Param, merge_shape, register
 
 GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
@@ -237,9 +237,9 @@ class RNN(Operator):
             return None
         lengths = inputs[-1]
         bad = (lengths < 1) | (lengths > steps) | (lengths != xp.floor(lengths))
-        if bool(bad.any()):
+        if any_true(xp, bad):
             raise ShapeError("RNN: input 'sequence_length' must hold whole numbers in [1, %d] (the "
-                             "sequence's length), got %s" % (steps, lengths.tolist()))
+                             "sequence's length), got %s" % (steps, to_host(lengths).tolist()))
         return (xp.arange(steps)[:, None, None] < lengths[None, :, None]).astype(dtype)
 
     # ------------------------------------------------------------- forward

@@ -10,8 +10,8 @@ float32 when it is None (whatever the parameters' dtype, as in MXNet).
 
 Every draw comes from the generator of the operator's context (:mod:`reflib.random`, seeded
 by ``mx.random.seed``), through its primitive streams only (``random``, ``standard_normal``,
-``standard_exponential``, ``standard_gamma``, ``poisson``, ``integers``, ``permutation``), so
-that numpy and cupy run the same code.  The numbers differ from MXNet's (other generators);
+``standard_exponential``, ``standard_gamma``, ``poisson``, ``integers``), the ones cupy's
+``Generator`` shares with numpy's, so that numpy and cupy run the same code.  The numbers differ from MXNet's (other generators);
 the distributions are the same:
 
 =============================  ================================================
@@ -380,8 +380,9 @@ class Shuffle(Operator):
 
     def forward(self, p, env, inputs, aux):
         data = inputs[0]
-        perm = env.rng.permutation(data.shape[0])
-        return [env.xp.ascontiguousarray(data[env.xp.asarray(perm)])]
+        # the order of uniform keys: cupy's Generator has no ``permutation``
+        perm = env.xp.argsort(env.rng.random(data.shape[0]), kind='stable')
+        return [env.xp.ascontiguousarray(data[perm])]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         raise TypeError('_shuffle: the operator has no gradient (as in MXNet)')

@@ -12,7 +12,7 @@ import numpy as np
 
 from .registry import Operator, Param, register, merge_shape
 from .registry import format_shape as _fmt_shape
-from .common import scatter_add
+from .common import scatter_add, to_host
 from ..base import ShapeError, ParamError
 
 
@@ -94,10 +94,11 @@ class Pad(Operator):
                 continue
             # source[o]: the input position output position o copies; the gradient sums
             # over the outputs of each source, one matrix product per axis
-            source = np.pad(np.arange(shape[axis]), (before, after), mode=p.mode)
-            gather = np.zeros((len(source), shape[axis]), dtype=grad.dtype)
-            gather[np.arange(len(source)), source] = 1
-            grad = xp.moveaxis(xp.moveaxis(grad, axis, -1) @ xp.asarray(gather), -1, axis)
+            # (built on the device: a host matrix would be copied over on every call)
+            positions = xp.arange(shape[axis])
+            source = xp.pad(positions, (before, after), mode=p.mode)
+            gather = (source[:, None] == positions[None, :]).astype(grad.dtype)
+            grad = xp.moveaxis(xp.moveaxis(grad, axis, -1) @ gather, -1, axis)
         return [xp.ascontiguousarray(grad)]
 
 
@@ -185,7 +186,9 @@ class ROIPooling(Operator):
         out_shape = (rois.shape[0], channels) + tuple(p.pooled_size)
         out = xp.empty(out_shape, dtype=data.dtype)
         maxidx = xp.empty(out_shape, dtype=np.int32)
-        host_rois = np.asarray(rois.get() if hasattr(rois, 'get') else rois, dtype=np.float32)
+        # each ROI's bins are worked out on the host: on a GPU, one explicit copy of the
+        # (few) ROIs per forward, then one set of whole-array kernels per ROI
+        host_rois = to_host(rois).astype(np.float32)
         low = data.dtype.type(-np.inf)
         for r, roi in enumerate(host_rois):
             n = int(roi[0])

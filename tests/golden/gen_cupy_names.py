@@ -1,0 +1,47 @@
+"""Record the names real cupy exposes, for the strict cupy stand-in (tests/strict_cupy.py).
+
+The stand-in must offer exactly what cupy offers, so that reflib code calling a numpy
+name cupy lacks (``xp.errstate``, ``Generator.normal``, ``ndarray.itemset``) fails in CI
+as it would on a GPU.  cupy's wheel imports without a GPU, so this runs anywhere:
+
+    python3 -m venv /tmp/cpv && /tmp/cpv/bin/pip install cupy-cuda12x
+    /tmp/cpv/bin/python tests/golden/gen_cupy_names.py    # writes tests/golden/cupy_names.json
+"""
+
+import json
+import os
+
+import cupy
+import cupyx
+import cupyx.scipy.special
+
+
+def public(obj):
+    return sorted(n for n in dir(obj) if not n.startswith('_'))
+
+
+def main():
+    ufuncs = sorted(n for n in public(cupy) if isinstance(getattr(cupy, n), cupy.ufunc))
+    names = {
+        'cupy_version': cupy.__version__,
+        'cupy': public(cupy),
+        'cupy.ufuncs': ufuncs,
+        'cupy.ndarray': sorted(dir(cupy.ndarray)),
+        'cupy.random': public(cupy.random),
+        'cupy.random.Generator': public(cupy.random.Generator),
+        'cupy.random.RandomState': public(cupy.random.RandomState),
+        'cupy.linalg': public(cupy.linalg),
+        'cupy.fft': public(cupy.fft),
+        'cupy.lib.stride_tricks': public(cupy.lib.stride_tricks),
+        'cupyx': public(cupyx),
+        'cupyx.scipy.special': public(cupyx.scipy.special),
+    }
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'cupy_names.json')
+    with open(path, 'w') as f:
+        json.dump(names, f, indent=0, sort_keys=True)
+        f.write('\n')
+    print('wrote', path, {k: len(v) for k, v in names.items() if isinstance(v, list)})
+
+
+if __name__ == '__main__':
+    main()
