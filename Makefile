@@ -2,7 +2,9 @@
 #
 #   make book   executes the chapters in place, then builds the HTML book into _build/html
 #   make test   unit tests (tests/) + every chapter under nbval, strict mode + every page of
-#               the built book in headless Chromium (the book is rebuilt first when stale)
+#               the built book in headless Chromium (the book is rebuilt first when stale),
+#               then the operator/training tests again on gpu(0) under the strict cupy
+#               stand-in (tests/strict_cupy.py)
 #   make lab    opens the chapters in JupyterLab (installed on first use)
 #
 # All three first make sure of the same set-up, which is idempotent and quick once done:
@@ -125,6 +127,12 @@ html: setup $(BOOK_STAMP)
 $(BOOK_STAMP): $(BOOK_SOURCES) | setup
 	$(BUILD_HTML)
 
+# The tests that run a second time on gpu(0) backed by the strict cupy stand-in
+# (REFLIB_TEST_DEVICE=strict, tests/device.py), listed in tests/device_tests.txt, which
+# bench/gpu_check.py runs on a real GPU: every operator with no host transfer inside
+# forward/backward, the optimizers, the stores, the executor, Module, training steps
+DEVICE_TESTS := $(shell sed -e 's/\#.*//' tests/device_tests.txt)
+
 # REFLIB_BROWSER_TEST=1: the browser test fails, rather than skips, when the book or
 # chromium is missing
 test: setup chromium html
@@ -133,6 +141,8 @@ test: setup chromium html
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	  $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile) \
 	  $(PYTEST_ARGS)
+	REFLIB_TEST_DEVICE=strict $(BIN)/pytest $(DEVICE_TESTS) -p no:cacheprovider \
+	  $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS)) $(PYTEST_ARGS)
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -e '.[lab]'

@@ -41,6 +41,10 @@ _NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden',
 with open(_NAMES_FILE) as _f:
     NAMES = {k: (set(v) if isinstance(v, list) else v) for k, v in json.load(_f).items()}
 
+# cupy's kernels never warn about 0/0 or overflow: numpy's warnings are silenced here too
+def _quiet():
+    return np.errstate(all='ignore')
+
 DEVICE_COUNT = 2          # enough to catch arrays of gpu(0) and gpu(1) mixed in one call
 
 
@@ -266,10 +270,11 @@ def _make_binary(func, name, reflected=False, inplace=False):
         host = _binary_operand(self, other, name)
         if host is NotImplemented:
             return NotImplemented
-        if inplace:
-            func(self._host, host)             # operator.iadd & co. write into the numpy array
-            return self
-        result = func(host, self._host) if reflected else func(self._host, host)
+        with _quiet():
+            if inplace:
+                func(self._host, host)         # operator.iadd & co. write into the numpy array
+                return self
+            result = func(host, self._host) if reflected else func(self._host, host)
         return _wrap_result(result, self._device)
     method.__name__ = name
     return method
@@ -295,7 +300,8 @@ for _op in ('neg', 'pos', 'abs', 'invert'):
 def _method(name):
     def method(self, *args, **kwargs):
         args, kwargs = _unwrap_all(args, kwargs, self._device, 'ndarray.' + name)
-        return _wrap_result(getattr(self._host, name)(*args, **kwargs), self._device)
+        with _quiet():
+            return _wrap_result(getattr(self._host, name)(*args, **kwargs), self._device)
     method.__name__ = name
     return method
 
@@ -399,7 +405,8 @@ def _function(name, numpy_func, module_name):
         if name in _FROM_HOST:
             return _from_host(numpy_func, qualified, device, *args, **kwargs)
         args, kwargs = _unwrap_all(args, kwargs, device, qualified)
-        return _wrap_result(numpy_func(*args, **kwargs), device)
+        with _quiet():
+            return _wrap_result(numpy_func(*args, **kwargs), device)
     call.__name__ = name
     call.__qualname__ = qualified
     return call
@@ -449,7 +456,8 @@ class _Ufunc:
         if isinstance(out, tuple) and len(out) == 1:
             kwargs['out'] = out[0]
         func = self._ufunc if method == '__call__' else getattr(self._ufunc, method)
-        return _wrap_result(func(*args, **kwargs), device)
+        with _quiet():
+            return _wrap_result(func(*args, **kwargs), device)
 
     def __call__(self, *args, **kwargs):
         result = self._run('__call__', args, kwargs)

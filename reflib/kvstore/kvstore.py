@@ -38,7 +38,7 @@ as MXNet 1.9.1 does it (tests/golden/gen_kvstore.py checks the numbers):
 The stored copies live in pinned host memory, ``cpu_pinned(0)``, as in MXNet,
 whichever store type.  When an updater runs and the merged gradient is on a
 GPU, the stored weight moves to that GPU first (and stays there), so that the
-update runs where the gradient is.
+update runs where the gradient is; a later push merged on the host moves it back.
 
 Where reflib is stricter than MXNet 1.9.1 (each a silent surprise there):
 
@@ -206,7 +206,9 @@ class KVStore(KVStoreBase):
             with stored.context.device_scope():
                 stored._data[...] = move(merged._data, stored.context)
             return
-        if merged.context.device_type == 'gpu' and stored.context != merged.context:
+        # as MXNet: the stored weight follows the gradient between host and GPU (and back,
+        # when a later push merges on the host), so the updater sees one kind of device
+        if _on_gpu(merged.context) != _on_gpu(stored.context):
             stored = self._store[k] = stored.copyto(merged.context)
         self._updater(_updater_key(k), merged, stored)
 
@@ -357,7 +359,8 @@ class KVStore(KVStoreBase):
             residual = self._residuals.get((key, position))
             if residual is None or residual.shape != value._data.shape:
                 residual = xp.zeros(value._data.shape, dtype=dtype)
-            residual = residual + value._data
+            # the same position may push from another device next time: the residual follows
+            residual = move(residual, value.context) + value._data
             t = np.array(self._compression['threshold'], dtype=dtype)[()]
             sent = xp.where(residual >= t, t, xp.where(residual <= -t, -t, xp.zeros((), dtype=dtype)))
             sent = sent.astype(dtype, copy=False)
@@ -417,6 +420,11 @@ class KVStore(KVStoreBase):
 
     def _order(self, key):
         return self._str_order[key] if isinstance(key, str) else key
+
+
+def _on_gpu(ctx):
+    """MXNet's dev_mask: cpu, cpu_pinned and cpu_shared are one kind, gpu the other."""
+    return ctx.device_type == 'gpu'
 
 
 def _updater_key(key):

@@ -465,7 +465,7 @@ def _true_div(xp, a, b):
     if not _is_int(a):
         return xp.true_divide(a, b)
     # MXNet has no true division for integers: C++ '/', truncating toward zero
-    if bool((b == 0).any()):
+    if bool(to_numpy((b == 0).any())):       # on a GPU: an explicit one-byte read-back
         raise MXNetError('integer division by zero')
     quotient = xp.floor_divide(a, b)
     inexact_negative = (xp.mod(a, b) != 0) & ((a < 0) != (b < 0))

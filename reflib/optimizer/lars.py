@@ -19,9 +19,10 @@ __all__ = ['LARS', 'LBSGD', 'LAMB']
 
 
 def _sum_sq(arr):
-    """Sum of squares of an NDArray's values, as a float32 (MXNet's multi_sum_sq)."""
+    """Sum of squares of an NDArray's values (MXNet's multi_sum_sq): summed in float64,
+    rounded to float32, as a 0-d array on the array's device (no wait for the host)."""
     wide = arr._data.astype(np.float64)
-    return np.float32(float((wide * wide).sum()))
+    return (wide * wide).sum().astype(np.float32)
 
 
 def _no_lars(name):
@@ -95,11 +96,14 @@ class LARS(_MomentumState, Optimizer):
         for i, w, g, s, lr, wd in zip(indices, weights, grads, states, lrs, wds):
             lr, wd = np.float32(lr), np.float32(wd)
             if not _no_lars(self.idx2name.get(i, str(i))):
-                w_norm = np.sqrt(_sum_sq(w))
+                xp = w.xp
+                w_norm = xp.sqrt(_sum_sq(w))
                 g_sum_sq = _sum_sq(g)
-                if w_norm > 0 and g_sum_sq > 0:
-                    lr = lr * np.float32(self.eta) * w_norm / (
-                        np.sqrt(g_sum_sq) * np.float32(self.rescale_grad) + wd * w_norm + np.float32(self.eps))
+                with np.errstate(divide='ignore', invalid='ignore'):    # the branch not taken
+                    scaled = lr * np.float32(self.eta) * w_norm / (
+                        xp.sqrt(g_sum_sq) * np.float32(self.rescale_grad) + wd * w_norm + np.float32(self.eps))
+                # if |w| > 0 and |g| > 0, chosen on the device
+                lr = xp.where((w_norm > 0) & (g_sum_sq > 0), scaled, lr)
             mom, master = s if multi_precision else (s, None)
             sgd_step(w, g, mom, master, lr, wd, momentum, self.rescale_grad, self.clip_gradient)
 
@@ -274,13 +278,16 @@ class LAMB(Optimizer):
             v = v / (one - b2 ** ct(t))
         return m / (xp.sqrt(v) + _param(self.epsilon, ct)) + _param(wd, ct) * _raw(weight_src, ct)
 
-    def _trust_ratio(self, r1, r2):
-        r1 = float(r1)
-        if self.lower_bound:          # MXNet passes a bound only when it is truthy
-            r1 = max(r1, np.float32(self.lower_bound)) if self.lower_bound >= 0 else r1
-        if self.upper_bound:
-            r1 = min(r1, np.float32(self.upper_bound)) if self.upper_bound >= 0 else r1
-        return 1.0 if r1 == 0.0 or r2 == 0.0 else np.float32(r1) / np.float32(r2)
+    def _trust_ratio(self, xp, r1, r2):
+        """|w| / |u| with MXNet's bounds on |w|, 1 where either is 0: a 0-d float32 array,
+        worked out on the weight's device."""
+        if self.lower_bound and self.lower_bound >= 0:   # MXNet passes a bound only when truthy
+            r1 = xp.maximum(r1, np.float32(self.lower_bound))
+        if self.upper_bound and self.upper_bound >= 0:
+            r1 = xp.minimum(r1, np.float32(self.upper_bound))
+        with np.errstate(divide='ignore', invalid='ignore'):    # the branch not taken
+            ratio = r1 / r2
+        return xp.where((r1 == 0) | (r2 == 0), np.float32(1), ratio)
 
     def _step(self, index, weight, grad, state, lr, wd, t, multi_precision, from_list):
         if multi_precision:
@@ -290,11 +297,12 @@ class LAMB(Optimizer):
         src = master if master is not None else weight
         ct = np.float32 if multi_precision else _compute_type(weight.dtype)
         # the multi-tensor kernel takes |weight| from the (float16) weight, phase two from the source
-        r1 = np.sqrt(_sum_sq(weight if from_list else src))
+        xp = weight.xp
+        r1 = xp.sqrt(_sum_sq(weight if from_list else src))
         u = self._direction(src, grad, mean, var, wd, t, ct)
         wide = u.astype(np.float64)
-        r2 = np.float32(np.sqrt(float((wide * wide).sum())))
-        new_w = _raw(src, ct) - _param(lr, ct) * ct(self._trust_ratio(r1, r2)) * u
+        r2 = xp.sqrt((wide * wide).sum()).astype(np.float32)
+        new_w = _raw(src, ct) - _param(lr, ct) * self._trust_ratio(xp, r1, r2).astype(ct) * u
         if master is not None and from_list:
             _store(master, new_w)
         _store(weight, new_w)

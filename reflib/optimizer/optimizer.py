@@ -34,8 +34,14 @@ def _compute_type(dtype):
 
 
 def _param(value, ctype):
-    """A scalar hyper-parameter as MXNet's kernels see it: stored as a C float, used in ``ctype``."""
-    return ctype(np.float32(value))
+    """A scalar hyper-parameter as MXNet's kernels see it: stored as a C float, used in ``ctype``.
+
+    ``value`` may also be a 0-d array on the weight's device (LARS's per-weight rate, worked
+    out there so that the host need not wait for the norms).
+    """
+    if isinstance(value, (int, float, np.number)):
+        return ctype(np.float32(value))
+    return value.astype(np.float32).astype(ctype)
 
 
 def _clip_enabled(clip_gradient):
