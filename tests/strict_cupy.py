@@ -45,6 +45,24 @@ with open(_NAMES_FILE) as _f:
 def _quiet():
     return np.errstate(all='ignore')
 
+SIGNATURES = NAMES['signatures']
+
+
+def _check_call(key, args, kwargs):
+    """Refuse what cupy's own signature refuses: an unknown keyword, too many positionals."""
+    params = SIGNATURES.get(key)
+    if params is None:
+        return
+    varargs = any(p.startswith('*') for p in params)          # ndarray.reshape(*shape, ...)
+    unknown = [k for k in kwargs if k not in params and '*' + k not in params]
+    if unknown:
+        raise TypeError('%s() got an unexpected keyword argument %r (cupy 14 takes %s)'
+                        % (key, unknown[0], ', '.join(params)))
+    if not varargs and len(args) > len(params):
+        raise TypeError('%s() takes at most %d positional arguments (%s), %d given'
+                        % (key, len(params), ', '.join(params), len(args)))
+
+
 DEVICE_COUNT = 2          # enough to catch arrays of gpu(0) and gpu(1) mixed in one call
 
 
@@ -299,6 +317,7 @@ for _op in ('neg', 'pos', 'abs', 'invert'):
 
 def _method(name):
     def method(self, *args, **kwargs):
+        _check_call('ndarray.' + name, args, kwargs)
         args, kwargs = _unwrap_all(args, kwargs, self._device, 'ndarray.' + name)
         with _quiet():
             return _wrap_result(getattr(self._host, name)(*args, **kwargs), self._device)
@@ -401,6 +420,7 @@ def _function(name, numpy_func, module_name):
     qualified = '%s.%s' % (module_name, name)
 
     def call(*args, **kwargs):
+        _check_call(qualified, args, kwargs)
         device = _current_device()
         if name in _FROM_HOST:
             return _from_host(numpy_func, qualified, device, *args, **kwargs)
@@ -551,6 +571,7 @@ class Generator:
         method = getattr(self._rng, name)
 
         def draw(*args, **kwargs):
+            _check_call('Generator.' + name, args, kwargs)
             device = _current_device()
             args, kwargs = _unwrap_all(args, kwargs, device, 'Generator.' + name)
             if name in ('random', 'standard_normal', 'standard_exponential') and 'out' in kwargs:

@@ -28,8 +28,8 @@ __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
 
 
 def to_numpy(x):
-    """A numpy view/copy of a numpy or cupy array."""
-    return x if isinstance(x, np.ndarray) else x.get()
+    """A numpy view/copy of a numpy or cupy array (a numpy scalar passes as it is)."""
+    return x if isinstance(x, (np.ndarray, np.generic)) else x.get()
 
 
 def move(x, ctx):
