@@ -166,7 +166,9 @@ def speed_cases(on_gpu):
 
 
 def reflib_fit(model, shape, batch, samples, ctx, epochs, seed=0):
+    import warnings
     import numpy as np
+    warnings.filterwarnings('ignore', 'Parameters already initialized')   # fit again, on purpose
     import reflib as mx
     from fit_throughput import build_symbol
     symbol = gemm_symbol(mx, *model[1:]) if isinstance(model, tuple) else build_symbol(mx, model)
@@ -309,6 +311,22 @@ def run_speed(on_gpu, epochs):
     return {'context': str(ctx), 'gemm_peak_flops': peak, 'rows': rows}
 
 
+def run_profile(limit_s):
+    """Where LeNet's fit spends its time on the GPU, from the host's side (bench/profile_fit.py)."""
+    cmd = [sys.executable, os.path.join(HERE, 'profile_fit.py'), '--models', 'cnn,mlp', '--context', 'gpu',
+           '--top', '25']
+    say('$', ' '.join(cmd[1:]))
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True,
+                              text=True, timeout=limit_s)
+        output = proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as err:
+        output = 'timeout after %d s\n%s' % (limit_s, err.stdout or '')
+    for line in output.splitlines():
+        LOG.append('  | ' + line)
+    return output[-20000:]
+
+
 def _num(part):
     return '%.0f' % part['samples_per_s'] if part else '-'
 
@@ -336,6 +354,8 @@ def main(argv=None):
             results['tests'] = run_tests(args.out, on_gpu, args.tests_limit, args.workers)
         if not args.skip_speed:
             results['speed'] = run_speed(on_gpu, args.epochs)
+        if on_gpu and not args.skip_speed:
+            results['profile'] = run_profile(120)
     finally:
         results['seconds'] = round(time.time() - tic, 1)
         with open(os.path.join(args.out, 'gpu_check.json'), 'w') as f:

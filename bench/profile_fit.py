@@ -31,7 +31,7 @@ def key(func):
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
-def profile_model(mx, model, batch_size, samples, epochs, top, dump):
+def profile_model(mx, model, batch_size, samples, epochs, top, dump, ctx=None):
     import numpy as np
     from reflib.operator import registry
     from reflib.executor.executor import Executor
@@ -44,7 +44,7 @@ def profile_model(mx, model, batch_size, samples, epochs, top, dump):
     mx.random.seed(42)
     images, labels = ft.synthetic_data(np, model, samples, 42)
     train = mx.io.NDArrayIter(images, labels, batch_size, shuffle=True, label_name='softmax_label')
-    mod = mx.mod.Module(ft.build_symbol(mx, model), context=mx.cpu())
+    mod = mx.mod.Module(ft.build_symbol(mx, model), context=ctx or mx.cpu())
     fit_args = ft.fit_arguments(mx)
     mod.fit(train, num_epoch=1, **fit_args)                      # warm-up, not profiled
     tic = time.perf_counter()
@@ -132,13 +132,16 @@ def main(argv=None):
     parser.add_argument('--samples', type=int, default=None, help='samples per epoch (default: per model)')
     parser.add_argument('--top', type=int, default=20, help='functions listed by own time')
     parser.add_argument('--dump', default=None, help='write the raw profile (with a .MODEL suffix)')
+    parser.add_argument('--context', default='cpu', choices=('cpu', 'gpu'),
+                        help="where fit runs; on 'gpu' the times are the host's (kernels launch "
+                             'asynchronously): what Python costs around them')
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     import reflib as mx
     for model in args.models.split(','):
         samples = args.samples or ft.MODELS[model][1]
         profile_model(mx, model, args.batch, samples, args.epochs, args.top,
-                      args.dump and '%s.%s' % (args.dump, model))
+                      args.dump and '%s.%s' % (args.dump, model), ctx=mx.Context(args.context, 0))
 
 
 if __name__ == '__main__':
