@@ -16,21 +16,31 @@ A save goes in three steps:
 3. each temporary file is renamed over its target, the new manifest is written, and the
    journal is removed.
 
-A crash during step 3 leaves the journal, and whoever next loads or saves that checkpoint
-finishes the renames first (*rolls forward*), so the set is the new one, whole.  Loading
-checks each file against the manifest and refuses a set whose files come from different
+A crash during step 3 leaves the journal, and the next *save* of that checkpoint finishes
+the renames first (*rolls forward*), so the set is the new one, whole.  A *load* never moves
+a file: with a journal present (a save that crashed after its commit point, or one that
+another process is finishing right now) it reads the new set where the journal says it is,
+each file under its own name or still under its temporary one.  Loading checks each file
+against the manifest (or the journal) and refuses a set whose files come from different
 saves (a ``.states`` from an older save, say), naming the file.  A checkpoint without a
 manifest (written by MXNet) is loaded without that check.
+
+Nothing read from a journal or a manifest is trusted: each entry must name a plain file in
+the checkpoint's own folder that starts with the checkpoint's prefix (``net-0003.params``,
+never ``../train.py`` or ``/etc/passwd``), and a temporary file must be one of that file's;
+anything else is refused, naming the entry, before a single file is touched.
 """
 
 import hashlib
 import json
 import os
+import re
 
 from .base import MXNetError
 from .util import atomic_write_bytes, fsync_directory, sweep_temps, write_temp
 
-__all__ = ['CheckpointError', 'save_files', 'recover', 'verify', 'manifest_path', 'journal_path']
+__all__ = ['CheckpointError', 'save_files', 'recover', 'verify', 'files_to_read', 'exists', 'manifest_path',
+           'journal_path']
 
 _FORMAT = 'reflib-checkpoint-1'
 
@@ -59,15 +69,54 @@ def _file_digest(path):
     return sha.hexdigest()
 
 
+_DIGEST = re.compile(r'[0-9a-f]{64}\Z')
+_LARGEST_RECORD = 1 << 20      # a journal or manifest lists a handful of files: a few hundred bytes
+
+
 def _read_json(path, what):
     try:
         with open(path, 'rb') as f:
-            doc = json.loads(f.read().decode('utf-8'))
+            raw = f.read(_LARGEST_RECORD + 1)
+        if len(raw) > _LARGEST_RECORD:
+            raise ValueError('larger than %d bytes' % _LARGEST_RECORD)
+        doc = json.loads(raw.decode('utf-8'))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as err:
         raise CheckpointError('%s %s cannot be read (%s)' % (what, path, err)) from None
     if not (isinstance(doc, dict) and doc.get('format') == _FORMAT and isinstance(doc.get('files'), list)):
         raise CheckpointError('%s %s is not one reflib wrote (format %r)' % (what, path, _FORMAT))
     return doc
+
+
+def _own_name(prefix, name, record, entry):
+    """``name`` from a journal or manifest, if it is a plain file name of this checkpoint."""
+    stem = os.path.basename(prefix)
+    plain = (isinstance(name, str) and name not in ('', '.', '..') and '/' not in name
+             and '\\' not in name and '\0' not in name and os.path.basename(name) == name)
+    if not (plain and (name.startswith(stem + '-') or name.startswith(stem + '.'))):
+        raise CheckpointError('%s lists %r (entry %r): a checkpoint names only files of its own folder '
+                              'that start with its prefix %r; nothing was moved or read'
+                              % (record, name, entry, stem))
+    return name
+
+
+def _entries(prefix, doc, record, journal):
+    """The checked entries of a journal ([target, temp, digest]) or a manifest ([target, digest])."""
+    checked = []
+    for entry in doc['files']:
+        width = 3 if journal else 2
+        if not (isinstance(entry, list) and len(entry) == width and all(isinstance(v, str) for v in entry)):
+            raise CheckpointError('%s holds a malformed entry %r (expected %d strings)' % (record, entry, width))
+        target = _own_name(prefix, entry[0], record, entry)
+        if not _DIGEST.match(entry[-1]):
+            raise CheckpointError('%s: entry %r has no SHA-256 digest' % (record, entry))
+        if journal:
+            temp = entry[1]
+            if not (isinstance(temp, str) and '/' not in temp and '\\' not in temp
+                    and temp.startswith('.%s.' % target) and temp.endswith('.tmp')):
+                raise CheckpointError('%s lists %r as the temporary file of %s (entry %r): not one of its '
+                                      'temporary files; nothing was moved or read' % (record, temp, target, entry))
+        checked.append(list(entry))
+    return checked
 
 
 def save_files(prefix, epoch, contents):
@@ -82,9 +131,13 @@ def save_files(prefix, epoch, contents):
     entries, temps = [], []
     try:
         for path, data in contents.items():
+            if os.path.dirname(os.path.realpath(path)) != directory:
+                raise CheckpointError('checkpoint %s: %s is not in the checkpoint\'s folder %s'
+                                      % (prefix, path, directory))
             tmp, target = write_temp(path, lambda stream, data=data: stream.write(data))
             temps.append(tmp)
-            entries.append([os.path.relpath(target, directory), os.path.basename(tmp), _digest(data)])
+            entries.append([_own_name(prefix, os.path.basename(target), 'the save', path),
+                            os.path.basename(tmp), _digest(data)])
         journal = json.dumps({'format': _FORMAT, 'files': entries}, indent=1)
         atomic_write_bytes(journal_path(prefix, epoch), journal.encode('utf-8'))      # the commit point
     except BaseException:
@@ -120,13 +173,67 @@ def _roll_forward(prefix, epoch, entries, directory):
 
 
 def recover(prefix, epoch):
-    """Finish a save of this checkpoint that a crash interrupted after its commit point."""
+    """Finish a save of this checkpoint that a crash interrupted after its commit point.
+
+    A writer's step (``save_files`` calls it first); loading never does."""
     journal = journal_path(prefix, epoch)
     if not os.path.exists(journal):
         return
-    doc = _read_json(journal, 'the checkpoint journal')
+    record = 'the checkpoint journal %s' % journal
+    entries = _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
     directory = os.path.dirname(os.path.realpath(journal))
-    _roll_forward(prefix, epoch, [list(entry) for entry in doc['files']], directory)
+    _roll_forward(prefix, epoch, entries, directory)
+
+
+def exists(prefix, epoch, path):
+    """Whether ``path`` is there to load: on disk, or written by a save still pending (its journal
+    lists it, the file still under its temporary name)."""
+    if os.path.exists(path):
+        return True
+    journal = journal_path(prefix, epoch)
+    if not os.path.exists(journal):
+        return False
+    record = 'the checkpoint journal %s' % journal
+    entries = _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
+    return os.path.basename(path) in {target for target, _, _ in entries}
+
+
+def files_to_read(prefix, epoch, paths, shared=()):
+    """For a reader: ``{path: the file to read}`` for ``paths`` and ``shared``, checked to come
+    from one save.  Nothing on disk changes.
+
+    Without a journal this is ``verify`` and every path is read as it is.  With one, the set
+    is the journal's: a file the interrupted save has not renamed yet is read from its
+    temporary file, and each is checked against the journal's digest.
+    """
+    journal = journal_path(prefix, epoch)
+    if not os.path.exists(journal):
+        for path in list(paths) + list(shared):
+            sweep_temps(os.path.realpath(path))       # what killed saves left, once no save is pending
+        verify(prefix, epoch, paths, shared)
+        return {path: path for path in list(paths) + list(shared)}
+    record = 'the checkpoint journal %s' % journal
+    entries = _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
+    directory = os.path.dirname(os.path.realpath(journal))
+    pending = {target: (temp, digest) for target, temp, digest in entries}
+    chosen = {}
+    for path in list(paths) + list(shared):
+        name = os.path.basename(os.path.realpath(path))
+        if name not in pending:
+            if path in shared:
+                chosen[path] = path              # the save did not write it (symbol=None)
+                continue
+            raise CheckpointError('checkpoint %s epoch %d is a mixed set: %s was not written by the save '
+                                  'its journal %s lists (%s)' % (prefix, epoch, path, journal,
+                                                                  ', '.join(sorted(pending))))
+        temp, digest = pending[name]
+        waiting = os.path.join(directory, temp)
+        source = waiting if os.path.exists(waiting) else os.path.join(directory, name)
+        if not os.path.exists(source) or _file_digest(source) != digest:
+            raise CheckpointError('checkpoint %s epoch %d: %s is not the file its save wrote (journal %s)'
+                                  % (prefix, epoch, path, journal))
+        chosen[path] = source
+    return chosen
 
 
 def verify(prefix, epoch, paths, shared=()):
@@ -138,10 +245,10 @@ def verify(prefix, epoch, paths, shared=()):
     manifest = manifest_path(prefix, epoch)
     if not os.path.exists(manifest):
         return
-    directory = os.path.dirname(os.path.realpath(manifest))
-    saved = {target: digest for target, digest in _read_json(manifest, 'the checkpoint manifest')['files']}
+    record = 'the checkpoint manifest %s' % manifest
+    saved = dict(_entries(prefix, _read_json(manifest, 'the checkpoint manifest'), record, journal=False))
     for path in list(paths) + list(shared):
-        name = os.path.relpath(os.path.realpath(path), directory)
+        name = os.path.basename(os.path.realpath(path))
         if name not in saved and path in shared:
             continue
         if name not in saved:

@@ -52,17 +52,16 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
 
 def _params_file(prefix, epoch, caller):
     fname = '%s-%04d.params' % (prefix, epoch)
-    if not os.path.exists(fname):
+    if not checkpoint.exists(prefix, epoch, fname):
         raise MXNetError('%s: no parameter file %s (prefix %r, epoch %d)' % (caller, fname, prefix, epoch))
     return fname
 
 
 def load_params(prefix, epoch):
     """(arg_params, aux_params) from ``prefix-%04d.params``."""
-    checkpoint.recover(prefix, epoch)
     fname = _params_file(prefix, epoch, 'load_params')
-    checkpoint.verify(prefix, epoch, [fname])
-    return split_params(nd.load(fname), fname)
+    source = checkpoint.files_to_read(prefix, epoch, [fname])[fname]
+    return split_params(nd.load(source), fname)
 
 
 def split_params(loaded, fname):
@@ -83,14 +82,13 @@ def split_params(loaded, fname):
 
 def load_checkpoint(prefix, epoch):
     """(symbol, arg_params, aux_params) saved by save_checkpoint / Module.save_checkpoint."""
-    checkpoint.recover(prefix, epoch)
     fname = '%s-symbol.json' % prefix
-    if not os.path.exists(fname):
+    if not checkpoint.exists(prefix, epoch, fname):
         raise MXNetError('load_checkpoint: no symbol file %s' % fname)
     params = _params_file(prefix, epoch, 'load_params')
-    checkpoint.verify(prefix, epoch, [params], shared=[fname])
-    arg_params, aux_params = split_params(nd.load(params), params)
-    return sym.load(fname), arg_params, aux_params
+    sources = checkpoint.files_to_read(prefix, epoch, [params], shared=[fname])
+    arg_params, aux_params = split_params(nd.load(sources[params]), params)
+    return sym.load(sources[fname]), arg_params, aux_params
 
 
 # last: feedforward.py uses the helpers above (mx.model.FeedForward, MXNet's legacy training API)

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import reflib as mx
+import reflib.checkpoint
 
 RUNS = int(os.environ.get('REFLIB_KILL_RUNS', '4'))
 
@@ -69,14 +70,22 @@ def test_a_save_killed_at_any_moment_leaves_one_whole_checkpoint(tmp_path, run):
     reported = [int(line) for line in (first + rest).split()]
     last = reported[-1]
 
+    listed = sorted(os.listdir(str(tmp_path)))
     mod = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
     values = {float(x) for v in mod._arg_params.values() for x in np.unique(v.asnumpy())}
     assert len(values) == 1, values                     # every parameter from one save
     saved = values.pop()
     assert saved in (last, last + 1), (saved, last)
-    with open(prefix + '-0001.states', 'rb') as f:
+    with open(mod._preload_opt_states, 'rb') as f:
         assert _values_in(f.read()) == {saved}          # the states from that same save
+    # a reader moves nothing (a journal stays for the next writer); it only sweeps the
+    # temporary files of a killed save when no save is pending
+    if os.path.exists(prefix + '-0001.checkpoint-pending'):
+        assert sorted(os.listdir(str(tmp_path))) == listed
+    reflib.checkpoint.recover(prefix, 1)                # what the next save does first
     assert not os.path.exists(prefix + '-0001.checkpoint-pending')
+    with open(prefix + '-0001.states', 'rb') as f:
+        assert _values_in(f.read()) == {saved}
 
     # the next save sweeps what the killed one left
     mod.bind([('data', (2, 512))], [('softmax_label', (2,))])

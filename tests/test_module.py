@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import reflib as mx
+import reflib.checkpoint
 import reflib.ndarray.serialize as serialize
 from reflib.base import MXNetError
 from reflib.module import ModuleStateError
@@ -481,7 +482,9 @@ def test_checkpoint_round_trip(tmp_path):
 def test_save_checkpoint_leaves_one_whole_set_when_a_rename_fails(tmp_path, monkeypatch, failing_call, error):
     """The renames of a save: 1 the journal (the commit point), 2-4 the symbol, params and
     states, 5 the manifest.  Failing at 1 leaves the old set; failing later leaves the
-    journal, and the next load finishes the save: the new set, whole, and no stray files."""
+    journal: a load reads the new set where the journal says it is and moves nothing, and
+    the next writer (here ``checkpoint.recover``, which every save calls first) finishes the
+    save: the new set, whole, and no stray files."""
     _, prefix = _checkpoint(tmp_path)
     before = _snapshot(tmp_path)
     mod = _trained()
@@ -500,7 +503,14 @@ def test_save_checkpoint_leaves_one_whole_set_when_a_rename_fails(tmp_path, monk
     with pytest.raises((MXNetError, KeyboardInterrupt)):
         mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
     monkeypatch.undo()
-    loaded = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)     # finishes the save if committed
+    crashed = _snapshot(tmp_path)
+    loaded = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)     # the committed set, read as it lies
+    assert _snapshot(tmp_path) == crashed                                   # a reader moves nothing
+    if failing_call > 1:
+        for name, value in arg.items():
+            np.testing.assert_array_equal(loaded._arg_params[name].asnumpy(), value.asnumpy())
+    reflib.checkpoint.recover(prefix, 1)
+    loaded = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
     after = _snapshot(tmp_path)
     assert sorted(after) == sorted(before), 'files left behind: %s' % (set(after) ^ set(before))
     if failing_call == 1:

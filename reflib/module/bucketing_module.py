@@ -288,10 +288,15 @@ class BucketingModule(BaseModule):
         """A BucketingModule with the buckets and parameters ``save_checkpoint`` wrote (not bound)."""
         if sym_gen is None or default_bucket_key is None:
             raise MXNetError('BucketingModule.load needs the sym_gen and default_bucket_key it was saved with')
-        keys = [int(k) for k in nd.load('%s.buckets' % prefix)[0].asnumpy().astype('int32')]
+        # read as one set, from where the save (or a pending one: see reflib/checkpoint.py) put it
+        buckets, params = '%s.buckets' % prefix, '%s-%04d.params' % (prefix, epoch)
+        sources = checkpoint.files_to_read(prefix, epoch, [params, buckets])
+        keys = [int(k) for k in nd.load(sources[buckets])[0].asnumpy().astype('int32')]
+        symbols = checkpoint.files_to_read(prefix, epoch, [], shared=['%s-%s-symbol.json' % (prefix, key)
+                                                                     for key in keys])
         module = BucketingModule(sym_gen, default_bucket_key, **kwargs)
         for key in keys:
-            module._buckets[key] = module._new_module(key, load_symbol('%s-%s-symbol.json' % (prefix, key)))
+            module._buckets[key] = module._new_module(key, load_symbol(symbols['%s-%s-symbol.json' % (prefix, key)]))
         if default_bucket_key not in module._buckets:
             raise MXNetError('BucketingModule.load: %s.buckets holds %s, not the default bucket %r'
                              % (prefix, keys, default_bucket_key))

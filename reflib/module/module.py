@@ -104,11 +104,11 @@ class Module(BaseModule):
             states = '%s-%04d.states' % (prefix, epoch)
             # fail here, naming the file, not at init_optimizer with a bare FileNotFoundError
             # (where MXNet 1.9.1 fails)
-            if not os.path.isfile(states):
+            if not checkpoint.exists(prefix, epoch, states):
                 raise MXNetError('Module.load(%r, %d, load_optimizer_states=True): no optimizer state file %s'
                                  % (prefix, epoch, states))
-            checkpoint.verify(prefix, epoch, ['%s-%04d.params' % (prefix, epoch), states])
-            mod._preload_opt_states = states
+            params = '%s-%04d.params' % (prefix, epoch)
+            mod._preload_opt_states = checkpoint.files_to_read(prefix, epoch, [params, states])[states]
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
