@@ -383,3 +383,89 @@ def test_launcher_builds_the_mpiexec_command():
     assert line[:3] == ['/x/mpiexec', '-n', '3']
     assert ' '.join(line[3:12]) == '-genv A 1 -genv DMLC_NUM_WORKER 2 -genv DMLC_NUM_SERVER 1'
     assert line[12:] == [sys.executable, GUARD, 'python', 'train.py']
+
+
+# ---------------------------------------------------------------- what the servers unpickle
+class _RunsCode:
+    """A pickle whose loading calls ``func(*args)``: what a hostile worker could send."""
+
+    def __init__(self, func, *args):
+        self.func, self.args = func, args
+
+    def __reduce__(self):
+        return self.func, self.args
+
+
+@pytest.mark.parametrize('kind', ['optimizer', 'updater'])
+@pytest.mark.parametrize('payload,named', [
+    (_RunsCode(os.system, 'touch {marker}'), 'posix.system'),
+    (_RunsCode(subprocess.call, ['touch', '{marker}']), 'subprocess.call'),     # imported here
+    (_RunsCode(eval, 'open({marker!r}, "w")'), 'builtins.eval'),
+    (_RunsCode(print, 'a function the server has, called by the pickle'), 'builtins.print'),
+])
+def test_the_servers_refuse_a_pickle_that_runs_code(tmp_path, kind, payload, named):
+    marker = str(tmp_path / 'ran')
+    payload.args = tuple(a.format(marker=marker) if isinstance(a, str) else
+                         [b.format(marker=marker) for b in a] if isinstance(a, list) else a for a in payload.args)
+    kv = mx.kv.create('dist_sync')
+    kv.init(0, mx.nd.zeros((2,)))
+    with pytest.raises(KVStoreError, match=r'refused the %s.*%s' % (kind, named.replace('.', r'\.'))):
+        kv._send_updater(kind, pickle.dumps(payload))
+    assert not os.path.exists(marker)
+
+
+def test_the_servers_import_nothing_a_pickle_names():
+    blob = pickle.dumps(mx.optimizer.SGD()).replace(b'reflib.optimizer.sgd', b'reflib_xptimizer.sgd')
+    kv = mx.kv.create('dist_sync')
+    kv.init(0, mx.nd.zeros((2,)))
+    with pytest.raises(KVStoreError, match=r'reflib_xptimizer\.sgd\.SGD.*already imported'):
+        kv._send_updater('optimizer', blob)
+    assert 'reflib_xptimizer' not in sys.modules
+
+
+class HalfStepSGD(mx.optimizer.SGD):
+    """A user's optimizer, registered: the servers run it (its module is loaded there)."""
+
+    def _get_lrs(self, indices):
+        return [lr / 2 for lr in super()._get_lrs(indices)]
+
+
+@pytest.fixture
+def half_step_registered():
+    mx.optimizer.register(HalfStepSGD)
+    yield
+    del mx.optimizer.Optimizer.opt_registry['halfstepsgd']
+
+
+def test_a_registered_user_optimizer_still_reaches_the_servers(half_step_registered):
+    kv = mx.kv.create('dist_sync')
+    kv.init(0, mx.nd.zeros((2,)))
+    kv.set_optimizer(HalfStepSGD(learning_rate=1.0, rescale_grad=1.0))
+    kv.push(0, mx.nd.ones((2,)))
+    out = mx.nd.zeros((2,))
+    kv.pull(0, out=out)
+    assert out.asnumpy().tolist() == [-0.5, -0.5]
+
+
+def test_a_callable_that_is_no_function_is_refused_as_an_updater():
+    import functools
+    kv = mx.kv.create('dist_sync')
+    kv.init(0, mx.nd.zeros((2,)))
+    with pytest.raises(KVStoreError, match=r'functools\.partial'):
+        kv._set_updater(functools.partial(importable_updater))
+
+
+@pytest.mark.parametrize('seed', range(40))
+def test_damaged_optimizer_pickles_are_refused_or_load_never_anything_else(seed):
+    from reflib.optimizer.updater import loads_sent
+    from reflib.optimizer import OptimizerError
+    blob = bytearray(pickle.dumps(mx.optimizer.create('adam', learning_rate=0.1,
+                                                      lr_scheduler=mx.lr_scheduler.FactorScheduler(10, base_lr=0.1))))
+    rng = np.random.RandomState(seed)
+    for _ in range(1 + seed % 4):
+        blob[rng.randint(len(blob))] = rng.randint(256)
+    try:
+        loaded = loads_sent(bytes(blob), 'optimizer')
+    except OptimizerError:
+        return
+    assert isinstance(loaded, mx.optimizer.Optimizer)

@@ -33,13 +33,13 @@ never touches MPI, so the same class serves an MPI job (``serve``) and a
 single process (``dist.LocalLink``), and the tests can drive it directly.
 """
 
-import pickle
 import sys
 import traceback
 from collections import OrderedDict
 
 from ..context import cpu
 from ..ndarray.ndarray import NDArray
+from ..optimizer.updater import get_updater, loads_sent
 
 __all__ = ['KVServer', 'serve']
 
@@ -141,13 +141,13 @@ class KVServer:
     def _set_updater(self, store, worker, request_id, key, payload):
         kind, blob = payload
         try:
-            thing = pickle.loads(blob) if blob is not None else None
+            # restricted: a pickle from the network names code, and a plain unpickler runs it
+            thing = loads_sent(blob, kind, functions=(kind == 'updater')) if blob is not None else None
         except Exception as err:  # noqa: BLE001 - the worker gets the reason, whatever it is
-            return [(worker, (request_id, False, 'server %d could not unpickle the %s: %s: %s. The servers '
-                                                 'run only `import reflib`, so it must be importable there'
-                              % (self.index, kind, type(err).__name__, err)))]
+            return [(worker, (request_id, False, 'server %d refused the %s: %s. The servers run only '
+                                                 '`import reflib`, so it must come from there'
+                              % (self.index, kind, err)))]
         if kind == 'optimizer':
-            from ..optimizer import get_updater
             store.updater = get_updater(thing)
         else:
             store.updater = thing

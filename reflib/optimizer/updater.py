@@ -355,3 +355,81 @@ class _StatesUnpickler(pickle.Unpickler):
             return found
         raise OptimizerError('set_states: the saved states need MXNet\'s %s.%s, which reflib does '
                              'not implement' % (module, name))
+
+
+# ---------------------------------------------------------------- what a worker sends a server
+class _LoadedCodeUnpickler(pickle.Unpickler):
+    """Unpickles an optimizer (or updater) a worker sent to a parameter server.
+
+    A pickle names the code that rebuilds it, and a plain unpickler imports and calls
+    whatever that is.  This one resolves a name only from the modules the server process
+    has already imported (it never imports one), and only to what an optimizer is made of:
+    an Optimizer subclass (reflib's, or a user's registered with ``mx.optimizer.register``),
+    an LRScheduler subclass, numpy scalars and arrays; with ``functions``, also a plain
+    function (an updater for ``_set_updater``), which may only *be* the pickled object: a
+    pickle calls what it names (that is how it rebuilds objects), so a function comes back
+    wrapped in a reference that cannot be called until the load has finished.  Anything else
+    is refused, naming it.
+    """
+
+    _BUILTINS = {'complex': complex, 'set': set, 'frozenset': frozenset, 'bytearray': _bytearray_of_bytes}
+
+    def __init__(self, data, what, functions):
+        super().__init__(io.BytesIO(bytes(data)))
+        self.what, self.functions = what, functions
+
+    def find_class(self, module, name):
+        if module == 'builtins' and name in self._BUILTINS:
+            return self._BUILTINS[name]
+        if (module, name) in _NUMPY_GLOBALS:
+            return super().find_class(module, name)
+        import sys
+        import types
+        from ..lr_scheduler import LRScheduler
+        found = sys.modules.get(module)
+        for part in name.split('.'):
+            found = getattr(found, part, None) if found is not None and not part.startswith('__') else None
+        if isinstance(found, type) and issubclass(found, (Optimizer, LRScheduler)):
+            return found
+        if self.functions and isinstance(found, types.FunctionType):
+            return _FunctionReference(found)
+        allowed = 'optimizer and lr-scheduler classes%s' % (' and functions' if self.functions else '')
+        raise pickle.UnpicklingError(
+            'the %s refers to %s.%s, which a server does not run: it accepts only %s from modules it has '
+            'already imported (reflib\'s, or a class registered with mx.optimizer.register)'
+            % (self.what, module, name, allowed))
+
+
+class _FunctionReference:
+    """A function named in a pickle, not callable while the pickle loads (see above)."""
+    __slots__ = ('function',)
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args, **kwargs):
+        raise pickle.UnpicklingError('it calls %s.%s while it loads: a pickle for a server may name a '
+                                     'function, not run one' % (self.function.__module__,
+                                                                self.function.__qualname__))
+
+
+def loads_sent(data, what, functions=False):
+    """An optimizer or updater pickled by a worker (see _LoadedCodeUnpickler); OptimizerError
+    names whatever is refused."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise OptimizerError('the %s must arrive as pickle bytes, got %s' % (what, type(data).__name__))
+    try:
+        _refuse_memo_bombs(data)
+        loaded = _LoadedCodeUnpickler(data, what, functions).load()
+    except RecursionError:
+        raise OptimizerError('the %s is nested too deeply to be one' % what) from None
+    except Exception as err:  # noqa: BLE001 - any failure: not an optimizer a server will run
+        raise OptimizerError('%s: %s' % (type(err).__name__, err)) from None
+    if isinstance(loaded, _FunctionReference):
+        return loaded.function
+    if not isinstance(loaded, Optimizer):
+        raise OptimizerError('the %s unpickled to a %s, not %s' % (what, type(loaded).__name__,
+                                                                   'a function or an optimizer' if functions
+                                                                   else 'an optimizer'))
+    _check_optimizer_attributes(loaded)
+    return loaded
