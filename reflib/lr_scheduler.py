@@ -110,10 +110,16 @@ class FactorScheduler(LRScheduler):
         self.stop_factor_lr = stop_factor_lr
         self.count = 0          # the update count at which the last drop happened
 
+    # drops applied one multiplication at a time, as MXNet does (same bits); beyond this many
+    # in one call (a resumed count of 10**15, say: MXNet loops for ever) the rest in one power
+    _STEPWISE_DROPS = 100000
+
     def __call__(self, num_update):
         if num_update < self.warmup_steps:
             return self.get_warmup_lr(num_update)
-        while num_update > self.count + self.step:
+        for _ in range(self._STEPWISE_DROPS):
+            if not num_update > self.count + self.step:
+                return self.base_lr
             self.count += self.step
             self.base_lr *= self.factor
             if self.base_lr < self.stop_factor_lr:
@@ -122,6 +128,10 @@ class FactorScheduler(LRScheduler):
                              num_update, self.base_lr)
             else:
                 logging.info('Update[%d]: learning rate changed to %0.5e', num_update, self.base_lr)
+        drops = (num_update - self.count - 1) // self.step
+        if drops > 0:
+            self.count += drops * self.step
+            self.base_lr = max(self.base_lr * self.factor ** drops, self.stop_factor_lr)
         return self.base_lr
 
 

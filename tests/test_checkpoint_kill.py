@@ -76,7 +76,9 @@ def test_a_save_killed_at_any_moment_leaves_one_whole_checkpoint(tmp_path, run):
     assert len(values) == 1, values                     # every parameter from one save
     saved = values.pop()
     assert saved in (last, last + 1), (saved, last)
-    with open(mod._preload_opt_states, 'rb') as f:
+    prefix_, epoch_, states_ = mod._preload_opt_states
+    source = reflib.checkpoint.files_to_read(prefix_, epoch_, [states_])[states_]
+    with open(source, 'rb') as f:
         assert _values_in(f.read()) == {saved}          # the states from that same save
     # a reader moves nothing (a journal stays for the next writer); it only sweeps the
     # temporary files of a killed save when no save is pending

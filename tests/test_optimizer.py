@@ -541,3 +541,79 @@ def test_new_optimizers_states_round_trip_through_states_bytes(name):
     before = mx.optimizer.map_state(lambda a: None if a is None else a.asnumpy(), updater.states[0])
     after = mx.optimizer.map_state(lambda a: None if a is None else a.asnumpy(), fresh.states[0])
     assert repr(before) == repr(after)
+
+
+# ---------------------------------------------------------------- counts and rates from a file
+def _states_with(optimizer):
+    from reflib.optimizer.updater import dumps_states
+    return dumps_states({0: None}, optimizer)
+
+
+def test_a_factor_scheduler_jumps_any_number_of_drops_at_once():
+    """MXNet loops once per drop: a resumed count of 10**15 never returns there.  reflib steps
+    the first 100000 drops as MXNet does (same bits) and the rest in one power."""
+    import subprocess
+    import sys
+    code = ('import reflib as mx\n'
+            's = mx.lr_scheduler.FactorScheduler(step=10, factor=0.9, base_lr=1.0, stop_factor_lr=1e-8)\n'
+            'print(s(10 ** 15), s.count)\n'
+            's = mx.lr_scheduler.FactorScheduler(step=1, factor=0.9999999, base_lr=1.0, stop_factor_lr=0.0)\n'
+            'print(s(10 ** 12) > 0, s.count)\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, second = out.stdout.split('\n')[:2]
+    assert first == '1e-08 999999999999990'
+    assert second == 'False 999999999999'           # 0.9999999 ** 10**12 underflows to 0.0
+
+
+def test_a_factor_scheduler_steps_like_mxnet_for_a_few_drops():
+    s = mx.lr_scheduler.FactorScheduler(step=2, factor=0.3, base_lr=0.7)
+    rates = [s(n) for n in range(1, 12)]
+    lr, expected = 0.7, []
+    for n in range(1, 12):
+        if n > 2 and (n - 1) % 2 == 0:
+            lr *= 0.3
+        expected.append(lr)
+    assert rates == expected                           # the same float operations, in order
+
+
+@pytest.mark.parametrize('attribute,value,named', [
+    ('num_update', 10 ** 18, 'num_update'), ('num_update', -1, 'num_update'),
+    ('begin_num_update', 1.5, 'begin_num_update'), ('lr', float('nan'), 'lr'), ('wd', float('inf'), 'wd'),
+    ('rescale_grad', 'x', 'rescale_grad'), ('clip_gradient', float('nan'), 'clip_gradient'),
+])
+def test_loaded_optimizer_counts_and_rates_are_range_checked(attribute, value, named):
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    setattr(opt, attribute, value)
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD())
+    with pytest.raises(OptimizerError, match=named):
+        updater.set_states(_states_with(opt))
+
+
+@pytest.mark.parametrize('attribute,value', [('count', 10 ** 17), ('step', 0), ('base_lr', float('inf')),
+                                             ('factor', float('nan'))])
+def test_a_loaded_scheduler_is_range_checked(attribute, value):
+    opt = mx.optimizer.SGD(lr_scheduler=mx.lr_scheduler.FactorScheduler(step=5, base_lr=0.1), learning_rate=0.1)
+    setattr(opt.lr_scheduler, attribute, value)
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD())
+    with pytest.raises(OptimizerError, match='lr_scheduler FactorScheduler.%s' % attribute):
+        updater.set_states(_states_with(opt))
+
+
+def test_an_update_count_of_10_to_the_15_from_a_file_trains_at_once():
+    """In a child process with a time limit: before the fix this update never returned."""
+    import subprocess
+    import sys
+    code = (
+        'import reflib as mx\n'
+        'from reflib.optimizer.updater import dumps_states\n'
+        'opt = mx.optimizer.SGD(lr_scheduler=mx.lr_scheduler.FactorScheduler(step=3, factor=0.5, base_lr=0.1),\n'
+        '                       learning_rate=0.1)\n'
+        'opt.num_update = 10 ** 15\n'
+        'updater = mx.optimizer.get_updater(mx.optimizer.SGD())\n'
+        'updater.set_states(dumps_states({0: None}, opt))\n'
+        'updater(0, mx.nd.ones((2,)), mx.nd.ones((2,)))\n'
+        'print(updater.optimizer.lr_scheduler.base_lr)\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == '1e-08'

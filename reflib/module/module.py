@@ -108,7 +108,8 @@ class Module(BaseModule):
                 raise MXNetError('Module.load(%r, %d, load_optimizer_states=True): no optimizer state file %s'
                                  % (prefix, epoch, states))
             params = '%s-%04d.params' % (prefix, epoch)
-            mod._preload_opt_states = checkpoint.files_to_read(prefix, epoch, [params, states])[states]
+            checkpoint.files_to_read(prefix, epoch, [params, states])       # one set, now
+            mod._preload_opt_states = (prefix, epoch, states)               # read at init_optimizer
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
@@ -341,7 +342,10 @@ class Module(BaseModule):
             self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
-            self.load_optimizer_states(self._preload_opt_states)
+            # where the file is now: a save pending at load time may have been finished since
+            prefix, epoch, states = self._preload_opt_states
+            params = '%s-%04d.params' % (prefix, epoch)
+            self.load_optimizer_states(checkpoint.files_to_read(prefix, epoch, [params, states])[states])
             self._preload_opt_states = None
 
     def borrow_optimizer(self, shared_module):

@@ -217,6 +217,7 @@ def loads_states(data):
         _check_state_leaves(index, state)
     if optimizer is not None:
         _check_optimizer_attributes(optimizer)
+        _check_optimizer_ranges(optimizer)
     return loaded, optimizer
 
 
@@ -254,6 +255,61 @@ def _check_optimizer_attributes(optimizer):
     if missing:
         raise OptimizerError('the saved %s optimizer lacks the attributes %s: the file is damaged '
                              'or from another version' % (type(optimizer).__name__, missing))
+
+
+_LARGEST_COUNT = 2 ** 53      # update counts beyond this are not counts: a damaged or hostile file
+
+
+def _check_count(owner, name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= value <= _LARGEST_COUNT:
+        raise OptimizerError('the saved %s has %s = %r: not an update count in [0, 2**53]; the file is '
+                             'damaged' % (owner, name, value))
+
+
+def _check_number(owner, name, value, optional=False):
+    if value is None and optional:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
+            or not np.isfinite(value):
+        raise OptimizerError('the saved %s has %s = %r: not a finite number; the file is damaged'
+                             % (owner, name, value))
+
+
+def _check_optimizer_ranges(optimizer):
+    """Counts and rates of a loaded optimizer in their ranges: a count of 10**15 would make a
+    scheduler loop for ever, a NaN rate train to NaN."""
+    owner = type(optimizer).__name__ + ' optimizer'
+    for name in ('num_update', 'begin_num_update'):
+        _check_count(owner, name, getattr(optimizer, name, 0))
+    for counts in getattr(optimizer, '_all_index_update_counts', {}).values():
+        if not isinstance(counts, dict):
+            raise OptimizerError('the saved %s has update counts that are not a dict; the file is damaged'
+                                 % owner)
+        for index, count in counts.items():
+            _check_count(owner, 'the update count of index %r' % (index,), count)
+    _check_number(owner, 'lr', getattr(optimizer, 'lr', None), optional=True)    # None: the scheduler's
+    for name in ('wd', 'rescale_grad'):
+        _check_number(owner, name, getattr(optimizer, name, 0.0))
+    _check_number(owner, 'clip_gradient', getattr(optimizer, 'clip_gradient', None), optional=True)
+    scheduler = getattr(optimizer, 'lr_scheduler', None)
+    if scheduler is not None:
+        from ..lr_scheduler import LRScheduler
+        if not isinstance(scheduler, LRScheduler):
+            raise OptimizerError('the saved %s has a %s as its lr_scheduler' % (owner, type(scheduler).__name__))
+        what = 'lr_scheduler ' + type(scheduler).__name__
+        for name, value in vars(scheduler).items():
+            if name in ('step', 'count', 'cur_step_ind', 'max_update', 'warmup_steps', 'max_steps') \
+                    and not isinstance(value, (list, tuple)):
+                _check_count(owner, '%s.%s' % (what, name), value)
+                if name == 'step' and value < 1:
+                    raise OptimizerError('the saved %s has %s.step = %r: a step is at least 1'
+                                         % (owner, what, value))
+            elif isinstance(value, (list, tuple)):
+                for item in value:
+                    _check_number(owner, '%s.%s' % (what, name), item)
+            elif isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_)):
+                _check_number(owner, '%s.%s' % (what, name), value)
 
 
 def _check_state_leaves(index, state):
@@ -432,4 +488,5 @@ def loads_sent(data, what, functions=False):
                                                                    'a function or an optimizer' if functions
                                                                    else 'an optimizer'))
     _check_optimizer_attributes(loaded)
+    _check_optimizer_ranges(loaded)
     return loaded
