@@ -21,7 +21,10 @@ and how it ended (``killed by signal 9``, ``exited with code 1``) *before*
 exiting itself.  mpiexec only reacts to the guard's exit, so the first death
 is always on record before anything else is killed.  A Python exception is
 recorded by the rank itself (``failed: RuntimeError: ...``, see
-``reflib/kvstore/mpi.py``).  ``--timeout`` stops a job that runs too long.
+``reflib/kvstore/mpi.py``).  ``--timeout`` stops a job that runs too long: by default
+after a day (``DEFAULT_TIMEOUT``), so that a job hung in a way nothing else catches (a
+worker waiting for ever on something outside reflib) ends, with a message that says so;
+``--timeout 0`` waits for ever.
 """
 
 import argparse
@@ -37,7 +40,10 @@ import time
 
 from .kvstore.mpi import LAUNCH_DIR_VARIABLE
 
-__all__ = ['launch', 'mpiexec_command', 'find_mpiexec', 'main']
+__all__ = ['launch', 'mpiexec_command', 'find_mpiexec', 'main', 'DEFAULT_TIMEOUT']
+
+# seconds a job may run before the launcher stops it (0 or None: no limit)
+DEFAULT_TIMEOUT = 24 * 3600
 
 _DEAD_PID = re.compile(r'PID (\d+) RUNNING AT')
 GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rank_guard.py')
@@ -95,15 +101,16 @@ class Result:
                                                      ', %s died' % self.culprit if self.culprit else '')
 
 
-def launch(command, num_workers, num_servers=1, env=None, hostfile=None, timeout=None, capture=False,
-           mpiexec=None):
+def launch(command, num_workers, num_servers=1, env=None, hostfile=None, timeout=DEFAULT_TIMEOUT,
+           capture=False, mpiexec=None):
     """Run ``command`` (a list) as a job of ``num_workers`` workers and ``num_servers`` servers.
 
     The processes' output goes to this process's stdout/stderr, or, with
     ``capture``, into ``Result.output`` (stdout and stderr merged, in order),
     which is what a notebook cell wants.  A job still running after
-    ``timeout`` seconds is stopped (exit code 124).
+    ``timeout`` seconds is stopped (exit code 124; 0 or None: no limit).
     """
+    timeout = timeout or None
     with tempfile.TemporaryDirectory(prefix='reflib-launch-') as pid_dir:
         line = mpiexec_command(command, num_workers, num_servers, env=dict(env or {}, **{LAUNCH_DIR_VARIABLE: pid_dir}),
                                hostfile=hostfile, mpiexec=mpiexec)
@@ -194,6 +201,12 @@ def _culprit(pid_dir, reported):
             said = [line for line in lines[1:] if line.startswith(kind)]
             if said:
                 return '%s %s (pid %s)' % (lines[0], said[0], pid)
+    # a process that ended normally while the others still ran: it left the job early
+    for pid in reported + sorted(notes):
+        lines = notes.get(pid, [])
+        if len(lines) > 1 and lines[-1] == 'finished' and not lines[0].startswith('server'):
+            return '%s left the job early: its script ended (exit code 0) while the others still ran (pid %s)' \
+                % (lines[0], pid)
     if reported:
         return 'the process with pid %s (mpiexec reported it)' % reported[0]
     return None
@@ -203,7 +216,9 @@ def _summary(returncode, culprit, timeout):
     if returncode == 0:
         return None
     if returncode == 124 and timeout is not None:
-        return 'reflib.launch: the job ran longer than %g s and was stopped' % timeout
+        return ('reflib.launch: the job ran longer than %g s (--timeout%s) and was stopped: a process still '
+                'waited or computed; raise --timeout for longer jobs, 0 for none'
+                % (timeout, ', the default' if timeout == DEFAULT_TIMEOUT else ''))
     if culprit is None:
         return 'reflib.launch: the job failed (mpiexec exit code %d)' % returncode
     return ('reflib.launch: %s; mpiexec then stopped every other process of the job (exit code %d)'
@@ -221,7 +236,8 @@ def main(argv=None):
     parser.add_argument('-H', '--hostfile', default=None, help="mpiexec's host file, for several machines")
     parser.add_argument('--env', action='append', default=[], metavar='NAME=VALUE',
                         help='an environment variable for every process (repeatable)')
-    parser.add_argument('--timeout', type=float, default=None, help='stop the job after this many seconds')
+    parser.add_argument('--timeout', type=float, default=DEFAULT_TIMEOUT,
+                        help='stop the job after this many seconds (default: a day; 0: never)')
     parser.add_argument('--dry-run', action='store_true', help='print the mpiexec command and exit')
     parser.add_argument('command', nargs=argparse.REMAINDER, help='the command every process runs')
     args = parser.parse_args(argv)

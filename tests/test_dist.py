@@ -113,7 +113,7 @@ def test_a_worker_that_leaves_turns_a_waiting_pull_into_a_clear_error():
     assert _pull(server, 0, 'a') == []
     [(worker, (request_id, ok, message))] = server.handle(1, ('leave', None, None, None, None))
     assert (worker, request_id, ok) == (0, 'a', False)
-    assert "key 'w' can never be updated: worker 1 finished without pushing it" in message
+    assert "key 'w' can never be updated: worker 1 (rank 1) left the job early (its script ended) without pushing it" in message
     assert '1 of 2 arrived' in message and 'num_parts=kv.num_workers' in message
 
 
@@ -356,7 +356,10 @@ def test_mpiexec_without_servers_is_a_clear_error():
 @pytest.mark.parametrize('mode, culprit', [
     ('raise', 'worker 1 (rank 1) failed: RuntimeError: worker 1 fails on purpose'),
     ('kill', 'worker 1 (rank 1) killed by signal 9 (SIGKILL)'),
-    ('exit', "worker 0 (rank 0) failed: KVStoreError: key 'w' can never be updated: worker 1 finished"),
+    ('exit', "worker 0 (rank 0) failed: KVStoreError: key 'w' can never be updated: worker 1 (rank 1) left the "
+             'job early'),
+    ('barrier', 'worker 0 (rank 0) failed: KVStoreError: barrier: worker 1 (rank 1) left the job early (its '
+                'script ended) while worker 0 (rank 0) waited at a barrier'),
 ])
 def test_a_failing_worker_stops_the_whole_job_and_is_named(mode, culprit):
     code, log = _launch(['-n', '2', '-s', '2', sys.executable, os.path.join(SCRIPTS, 'faults.py'), mode],
@@ -469,3 +472,36 @@ def test_damaged_optimizer_pickles_are_refused_or_load_never_anything_else(seed)
     except OptimizerError:
         return
     assert isinstance(loaded, mx.optimizer.Optimizer)
+
+
+def test_a_barrier_fails_when_a_worker_leaves_instead_of_arriving():
+    server = KVServer(0, 3)
+    assert server.handle(0, ('barrier', 7, None, None, None)) == []
+    assert server.handle(2, ('barrier', 8, None, None, None)) == []
+    replies = server.handle(1, ('leave', None, None, None, None))
+    assert sorted(w for w, _ in replies) == [0, 2]
+    for _, (request_id, ok, message) in replies:
+        assert not ok and message.startswith('barrier: worker 1 (rank 1) left the job early')
+    # a barrier all workers reach is released for every one of them, in one answer each
+    server = KVServer(0, 2)
+    assert server.handle(1, ('barrier', 3, None, None, None)) == []
+    assert sorted(server.handle(0, ('barrier', 4, None, None, None))) == [(0, (4, True, None)), (1, (3, True, None))]
+
+
+def test_the_launcher_stops_a_job_after_a_day_by_default_and_says_why():
+    import inspect
+    from reflib import launch
+    assert launch.DEFAULT_TIMEOUT == 24 * 3600
+    assert inspect.signature(launch.launch).parameters['timeout'].default == launch.DEFAULT_TIMEOUT
+    note = launch._summary(124, None, launch.DEFAULT_TIMEOUT)
+    assert 'longer than 86400 s (--timeout, the default)' in note and '0 for none' in note
+
+
+def test_a_worker_that_ended_early_is_named_by_its_rank(tmp_path):
+    from reflib import launch
+    (tmp_path / '101').write_text('worker 0 (rank 0)\n')
+    (tmp_path / '102').write_text('worker 1 (rank 1)\nfinished\n')
+    (tmp_path / '103').write_text('server 0 (rank 2)\n')
+    culprit = launch._culprit(str(tmp_path), ['102'])
+    assert culprit == ('worker 1 (rank 1) left the job early: its script ended (exit code 0) while the others '
+                       'still ran (pid 102)')

@@ -80,8 +80,8 @@ class Cluster:
     """This process's place in the MPI job: its role, and send/receive between workers and servers.
 
     Made once per process, by ``cluster()``.  ``comm`` is MPI's world
-    communicator; ``workers`` a communicator of the worker ranks only, for
-    ``barrier``.
+    communicator.  (A barrier is a request to server 0, see server.py: an MPI barrier
+    would wait for ever for a worker that left.)
     """
 
     def __init__(self):
@@ -101,7 +101,6 @@ class Cluster:
         self.role = 'server' if self.is_server else 'worker'
         # a worker's index is its rank; a server's counts from 0 after the workers
         self.index = self.rank - self.num_workers if self.is_server else self.rank
-        self.workers = self.comm.Split(1 if self.is_server else 0, self.rank)
         self._sends = []                      # isend requests not known to be complete yet
         self._record_pid()
 
@@ -135,11 +134,6 @@ class Cluster:
             message = self.comm.improbe(source=source, tag=tag, status=status)
             return None if message is None else (status.Get_source(), message.recv())
         return poll(arrived)
-
-    def barrier(self):
-        """Wait until every worker has reached this barrier (servers take no part)."""
-        request = self.workers.Ibarrier()
-        poll(lambda: True if request.Test() else None)
 
     def flush(self):
         """Wait until every reply this process sent has been delivered."""

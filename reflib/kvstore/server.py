@@ -9,6 +9,11 @@ stored value and answers four requests from the workers:
 * ``pull``   "send me the current value";
 * ``leave``  "I am done: I will push nothing more".
 
+Server 0 also keeps the workers' ``barrier``: it answers once every worker has asked, and
+if a worker leaves while others wait there (its script ended, or it called ``barrier``
+fewer times), it answers the waiting ones with an error naming it, instead of leaving
+them to wait for ever.
+
 **dist_sync.**  Pushes for a key are collected in a *round* that takes one
 push from every worker.  When the round is full, the server adds the pushes,
 applies the updater *once* to the sum, and starts a new round.  (It adds them
@@ -82,6 +87,7 @@ class KVServer:
         self.num_workers = num_workers
         self.stores = {}
         self.left = set()            # workers that said leave
+        self.at_barrier = {}         # worker -> request id, for the barrier now filling (server 0)
 
     @property
     def finished(self):
@@ -91,7 +97,10 @@ class KVServer:
         op, request_id, store_id, key, payload = request
         if op == 'leave':
             self.left.add(worker)
-            return self._answer_all_waiting()
+            return self._answer_all_waiting() + self._answer_barrier()
+        if op == 'barrier':
+            self.at_barrier[worker] = request_id
+            return self._answer_barrier()
         if op == 'create':
             kind, sync = payload
             self.stores[store_id] = _Store(kind, sync)
@@ -199,6 +208,22 @@ class KVServer:
         k.waiting = still
         return replies
 
+    def _answer_barrier(self):
+        """Release the barrier when every worker is there; fail it when one of them has left."""
+        if not self.at_barrier:
+            return []
+        waiting = sorted(self.at_barrier.items())
+        if len(waiting) == self.num_workers:
+            self.at_barrier = {}
+            return [(w, (request_id, True, None)) for w, request_id in waiting]
+        gone = sorted(self.left - set(self.at_barrier))
+        if not gone:
+            return []
+        self.at_barrier = {}
+        message = ('barrier: %s left the job early (its script ended) while %s waited at a barrier; '
+                   'every worker must reach the same barriers' % (_workers(gone), _workers(w for w, _ in waiting)))
+        return [(w, (request_id, False, message)) for w, request_id in waiting]
+
     def _answer_all_waiting(self):
         replies = []
         for store in self.stores.values():
@@ -215,11 +240,16 @@ class KVServer:
 
     def _stuck_message(self, k):
         gone = sorted(w for w in self.left if w not in k.round)
-        return ('key %r can never be updated: worker%s %s finished without pushing it, and a dist_sync round '
-                'needs one push from every worker (%d of %d arrived). Give every worker the same number of '
-                'batches (e.g. NDArrayIter(..., num_parts=kv.num_workers, part_index=kv.rank))'
-                % (k.name, 's' if len(gone) > 1 else '', ', '.join(map(str, gone)), len(k.round),
-                   self.num_workers))
+        return ('key %r can never be updated: %s left the job early (its script ended) without pushing it, '
+                'and a dist_sync round needs one push from every worker (%d of %d arrived). Give every worker '
+                'the same number of batches (e.g. NDArrayIter(..., num_parts=kv.num_workers, part_index=kv.rank))'
+                % (k.name, _workers(gone), len(k.round), self.num_workers))
+
+
+def _workers(indices):
+    """'worker 1 (rank 1)', 'workers 1 (rank 1) and 2 (rank 2)': a worker's rank is its index."""
+    named = ['%d (rank %d)' % (w, w) for w in sorted(indices)]
+    return 'worker%s %s' % ('s' if len(named) > 1 else '', ' and '.join(named))
 
 
 def serve(the_cluster):

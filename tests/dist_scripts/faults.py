@@ -7,6 +7,7 @@ Modes (what worker 1 does after the store is set up; worker 0 keeps training):
 * ``exit``     ends its script early, after one push fewer than worker 0 makes
 * ``shape``    pushes an array of the wrong shape (an error on worker 1 only, caught and printed)
 * ``unknown``  pulls a key nobody initialised (likewise)
+* ``barrier``  ends its script at once, while worker 0 waits at a barrier
 """
 
 import os
@@ -21,6 +22,10 @@ shape = (2, 3)
 kv.init('w', mx.nd.ones(shape))
 out = mx.nd.zeros(shape)
 steps = 5
+if mode == 'barrier':
+    if kv.rank == 0:
+        kv._barrier()                # worker 1 never comes: before, this waited for ever
+    sys.exit(0)
 for step in range(steps):
     if kv.rank == 1 and step == 2:
         if mode == 'raise':
