@@ -270,6 +270,7 @@ def run_one(python, label, lib, extra_env, model, batch, threads, samples, args)
     for var in THREAD_VARS:
         env[var] = str(threads)
     env.pop('MXNET_SUBGRAPH_BACKEND', None)
+    env.setdefault('REFLIB_ADAPTIVE_THREADS', '1')      # reflib at its best under load: the governor on
     env.update(extra_env)
     if lib == 'reflib':  # this checkout's reflib, even where it is not installed
         env = checkout_env(env)

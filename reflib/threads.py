@@ -11,8 +11,14 @@ So the executor asks a :class:`ThreadGovernor`, at most twice a second, how many
 *other* processes used lately: the CPU time ``/proc/stat`` counts as busy, minus this
 process's own.  BLAS then gets the cores left over, rounded, at least one, and never more
 than it had at the start (``OMP_NUM_THREADS``/``OPENBLAS_NUM_THREADS`` still set the most).
-``REFLIB_ADAPTIVE_THREADS=0`` turns this off.  Where there is no ``/proc/stat`` (not Linux)
-or no threadpoolctl, nothing changes.
+Where there is no ``/proc/stat`` (not Linux) or no threadpoolctl, nothing changes.
+
+It is **off unless asked for** (``REFLIB_ADAPTIVE_THREADS=1``).  OpenBLAS splits some
+products differently for one thread and for two (a 640x1002 by 1002x64 product differs
+in its last bits), so a governor that follows the machine's load makes the same seed give
+different parameters on a busy machine and an idle one.  A reference implementation owes
+its readers the same bits for the same seed and data, whatever else runs; speed under
+load is the opt-in.
 """
 
 import os
@@ -50,7 +56,7 @@ class ThreadGovernor:
     def __init__(self, read_stat=_busy_seconds, own_cpu=_own_cpu, clock=time.monotonic, cpus=None):
         self.read_stat, self.own_cpu, self.clock = read_stat, own_cpu, clock
         self.cpus = cpus or os.cpu_count() or 1
-        self.enabled = os.environ.get('REFLIB_ADAPTIVE_THREADS', '1').strip().lower() not in ('0', 'false')
+        self.enabled = os.environ.get('REFLIB_ADAPTIVE_THREADS', '0').strip().lower() in ('1', 'true', 'yes')
         self.controller = None
         self.most = None          # BLAS threads at the start: the ceiling
         self.threads = None       # what BLAS was last given

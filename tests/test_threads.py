@@ -1,5 +1,8 @@
 """reflib/threads.py: BLAS gets the cores other processes leave free."""
 
+import os
+
+import numpy as np
 import pytest
 
 from reflib.threads import ThreadGovernor, threads_for
@@ -69,3 +72,69 @@ def test_the_real_governor_starts_on_this_machine():
     status = gov.status()
     if status['enabled']:             # Linux with threadpoolctl and a BLAS
         assert status['most'] >= 1 and status['threads'] == status['most']
+
+
+def test_the_governor_is_off_unless_asked_for(monkeypatch):
+    monkeypatch.delenv('REFLIB_ADAPTIVE_THREADS', raising=False)
+    assert ThreadGovernor().enabled is False
+    monkeypatch.setenv('REFLIB_ADAPTIVE_THREADS', '1')
+    assert ThreadGovernor().enabled is True
+
+
+def test_openblas_rounds_some_products_differently_on_one_thread_and_two():
+    """Why the governor is opt-in: the thread count can change the bits of a product."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+    if not any(lib.get('user_api') == 'blas' and lib['num_threads'] >= 2 for lib in threadpool_info()):
+        pytest.skip('BLAS runs on one thread here')
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((640, 1002)).astype(np.float32)
+    b = rng.standard_normal((1002, 64)).astype(np.float32)
+    with threadpool_limits(1, user_api='blas'):
+        one = a @ b
+    with threadpool_limits(2, user_api='blas'):
+        two = a @ b
+    np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)     # the same product, other rounding
+
+
+FIT_DIGEST = r'''
+import hashlib, sys
+import numpy as np
+import reflib as mx
+rng = np.random.RandomState(0)
+x = rng.standard_normal((640 * 4, 1002)).astype(np.float32)
+y = rng.randint(0, 10, 640 * 4).astype(np.float32)
+net = mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=64, name='fc1')
+net = mx.sym.FullyConnected(mx.sym.Activation(net, act_type='relu'), num_hidden=10, name='fc2')
+mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name='softmax'), context=mx.cpu())
+mx.random.seed(0)
+mod.fit(mx.io.NDArrayIter(x, y, batch_size=640), num_epoch=int(sys.argv[1]), optimizer='sgd',
+        optimizer_params={'learning_rate': 0.01, 'momentum': 0.9}, initializer=mx.init.Xavier())
+args, _ = mod.get_params()
+print(hashlib.sha256(b''.join(args[k].asnumpy().tobytes() for k in sorted(args))).hexdigest())
+'''
+
+
+def test_the_same_seed_gives_the_same_bits_next_to_a_busy_process():
+    """A short fit alone and next to a process that keeps a core busy: the same parameters.
+    (With the governor on by default, as before, the busy run took one BLAS thread and its
+    640x1002 products rounded differently.)"""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != 'REFLIB_ADAPTIVE_THREADS'}
+    env.pop('OMP_NUM_THREADS', None)
+    env.pop('OPENBLAS_NUM_THREADS', None)
+
+    def digest():
+        done = subprocess.run([sys.executable, '-c', FIT_DIGEST, '20'], capture_output=True, text=True,
+                              env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    alone = digest()
+    busy = subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+    try:
+        loaded = digest()
+    finally:
+        busy.kill()
+        busy.wait()
+    assert loaded == alone
