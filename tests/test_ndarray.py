@@ -892,3 +892,23 @@ def test_nd_random_namespace_is_mx_random():
     first = mx.nd.random.uniform(shape=(3,)).asnumpy()
     mx.random.seed(7)
     np.testing.assert_array_equal(first, mx.random.uniform(shape=(3,)).asnumpy())
+
+
+# ---------------------------------------------------------------- operator calls infer dtypes as MXNet
+def test_an_operator_call_with_disagreeing_dtypes_is_refused_naming_the_input():
+    from reflib.base import TypeInferError
+    data = mx.nd.array(np.ones((2, 3)), dtype=np.int32)
+    with pytest.raises(TypeInferError, match=r"nd.FullyConnected: input 'weight' is float32, but FullyConnected "
+                                             r"needs int32"):
+        mx.nd.FullyConnected(data, mx.nd.ones((2, 3)), mx.nd.ones((2,)), num_hidden=2)
+    with pytest.raises(TypeInferError, match=r"nd.elemwise_add: input 'rhs' is float32"):
+        mx.nd.elemwise_add(data, mx.nd.ones((2, 3)))
+
+
+def test_an_operator_call_returns_the_dtypes_type_inference_gives():
+    data = mx.nd.array(np.ones((2, 3)), dtype=np.int32)
+    out = mx.nd.FullyConnected(data, mx.nd.ones((2, 3), dtype=np.int32), mx.nd.ones((2,), dtype=np.int32),
+                               num_hidden=2)
+    assert out.dtype == np.int32 and out.asnumpy().tolist() == [[4, 4], [4, 4]]
+    assert mx.nd.argmax(mx.nd.array([[1, 3, 2]]), axis=1).dtype == np.float32     # MXNet: the input's dtype
+    assert mx.nd.Cast(data, dtype='float16').dtype == np.float16

@@ -617,3 +617,14 @@ def test_an_update_count_of_10_to_the_15_from_a_file_trains_at_once():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == '1e-08'
+
+
+@pytest.mark.parametrize('rate', [float('inf'), float('nan'), '-inf', 'nan'])
+def test_a_learning_rate_that_is_not_finite_is_refused(rate):
+    with pytest.raises(OptimizerError, match='learning_rate must be a finite number'):
+        mx.optimizer.SGD(learning_rate=rate)
+    with pytest.raises(OptimizerError, match='learning_rate must be a finite number'):
+        mx.optimizer.create('adam', learning_rate=rate)
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    with pytest.raises(OptimizerError, match='learning_rate must be a finite number'):
+        opt.set_learning_rate(rate)

@@ -524,3 +524,40 @@ def test_operator_parameter_errors():
         {'no_bias': 'True', 'num_hidden': '3'}
     assert mx.sym.FullyConnected(x, num_hidden=3, flatten=0).list_attr() == {'flatten': '0', 'num_hidden': '3'}
     assert mx.sym.SoftmaxOutput(x, grad_scale=1e-7).list_attr() == {'grad_scale': '1e-07'}
+
+
+# ---------------------------------------------------------------- nodes with inputs left out
+def _fc_document(inputs, version=10901, with_bn=False):
+    nodes = [{'op': 'null', 'name': 'data', 'inputs': []},
+             {'op': 'null', 'name': 'fc_weight', 'inputs': []},
+             {'op': 'null', 'name': 'fc_bias', 'inputs': []},
+             {'op': 'FullyConnected', 'name': 'fc', 'attrs': {'num_hidden': '3'}, 'inputs': inputs}]
+    heads = [[3, 0, 0]]
+    if with_bn:
+        nodes += [{'op': 'null', 'name': 'bn_gamma', 'inputs': []}, {'op': 'null', 'name': 'bn_beta', 'inputs': []},
+                  {'op': 'BatchNorm', 'name': 'bn', 'inputs': [[3, 0, 0], [4, 0, 0], [5, 0, 0]]}]
+        heads = [[6, 0, 0]]
+    doc = {'nodes': nodes, 'arg_nodes': [0, 1, 2], 'heads': heads}
+    if version is not None:
+        doc['attrs'] = {'mxnet_version': ['int', version]}
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize('inputs, missing', [([], 'data, weight, bias'), ([[0, 0, 0]], 'weight, bias'),
+                                             ([[0, 0, 0], [1, 0, 0]], 'bias')])
+def test_an_operator_node_without_all_its_inputs_is_refused(inputs, missing):
+    from reflib.base import GraphFormatError
+    with pytest.raises(GraphFormatError, match=r"node 3 \('fc', FullyConnected\).*takes 3.*the missing: %s"
+                       % missing):
+        mx.sym.load_json(_fc_document(inputs))
+
+
+def test_a_file_older_than_mxnet_0_9_gets_the_inputs_it_did_not_list():
+    from reflib.base import GraphFormatError
+    full = [[0, 0, 0], [1, 0, 0], [2, 0, 0]]
+    old = mx.sym.load_json(_fc_document(full, version=800, with_bn=True))
+    assert old.list_auxiliary_states() == ['bn_moving_mean', 'bn_moving_var']
+    with pytest.raises(GraphFormatError, match=r"'bn', BatchNorm.*the missing: moving_mean, moving_var"):
+        mx.sym.load_json(_fc_document(full, version=10901, with_bn=True))
+    assert mx.sym.load_json(_fc_document(full[:2], version=None)).list_arguments() == [
+        'data', 'fc_weight', 'fc_bias']                                   # no version: an old file too

@@ -5,7 +5,9 @@ NDArrays, in inference mode.  This is how MXNet's ``mx.nd`` namespace gets
 its operators too: one definition, two front ends.
 """
 
-from ..base import BindError
+import numpy as np
+
+from ..base import BindError, TypeInferError
 from .. import operator as _ops
 from ..operator.registry import OpEnv
 from .ndarray import NDArray, check_out
@@ -48,10 +50,14 @@ def invoke(op_name, *args, **kwargs):
     # an operator with no inputs (_zeros, _random_uniform) runs where its ``ctx`` says
     ctx = inputs[0].context if inputs else _context_of(kwargs.get('ctx'))
     nin = len(op.inputs(p))
+    out_types = _inferred_types(op, p, names, inputs, nin)
     with ctx.device_scope():
         outs = op.forward(p, OpEnv(ctx, False), [a._data for a in inputs[:nin]],
                           [a._data for a in inputs[nin:]])
-    results = [NDArray(o, ctx) for o in outs[:op.visible_outputs(p)]]
+    # the dtypes MXNet's type inference gives (a bound executor allocates these): numpy's
+    # promotion (int32 data times float32 weights -> float64) must not decide them
+    results = [NDArray(o if t is None or o.dtype == t else o.astype(t), ctx)
+               for o, t in zip(outs[:op.visible_outputs(p)], out_types)]
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         if len(targets) != len(results):
@@ -61,6 +67,19 @@ def invoke(op_name, *args, **kwargs):
             t[:] = r
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _inferred_types(op, p, names, inputs, nin):
+    """The output dtypes the operator's type rule gives for these inputs; a TypeInferError,
+    naming the input, where the rule wants another dtype (MXNet refuses such a call too)."""
+    given = [np.dtype(a.dtype) for a in inputs]
+    ins, outs, auxs = op.infer_type(p, given[:nin], [None] * len(op.outputs(p)), given[nin:])
+    for name, have, want in zip(names, given, list(ins) + list(auxs)):
+        if want is not None and np.dtype(want) != have:
+            raise TypeInferError('nd.%s: input %r is %s, but %s needs %s there (the dtypes of its inputs '
+                                 'must agree: cast with .astype)' % (op.name, name, have.name, op.name,
+                                                                     np.dtype(want).name))
+    return [None if t is None else np.dtype(t) for t in outs]
 
 
 def _context_of(value):

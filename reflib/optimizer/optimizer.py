@@ -10,6 +10,7 @@ forward.  The package docstring (``reflib/optimizer/__init__.py``) says where th
 (rescale_grad, clip_gradient, wd, lr_mult, schedulers) enter the formulas.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -89,17 +90,22 @@ def _is_fp16(arr):
 
 
 # ---------------------------------------------------------------- the base class
-def _hyper(owner, name, value, optional=False):
+def _hyper(owner, name, value, optional=False, finite=False):
     """A hyperparameter as a float: a number, or a string that spells one (MXNet hands its
-    hyperparameters to C++ as strings, so ``learning_rate='0.1'`` trains there too)."""
+    hyperparameters to C++ as strings, so ``learning_rate='0.1'`` trains there too).
+    ``finite``: inf and NaN are refused (a learning rate of either trains to NaN)."""
     if value is None and optional:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number, str)):
         raise OptimizerError('%s: %s must be a number, got %r' % (owner, name, value))
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise OptimizerError('%s: %s must be a number, got %r' % (owner, name, value)) from None
+    if finite and not math.isfinite(number):
+        raise OptimizerError('%s: %s must be a finite number, got %r: every weight would become NaN'
+                             % (owner, name, value))
+    return number
 
 
 class Optimizer:
@@ -145,7 +151,7 @@ class Optimizer:
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
             learning_rate = 0.01
-        learning_rate = _hyper(owner, 'learning_rate', learning_rate, optional=True)
+        learning_rate = _hyper(owner, 'learning_rate', learning_rate, optional=True, finite=True)
         wd = _hyper(owner, 'wd', wd)
         clip_gradient = _hyper(owner, 'clip_gradient', clip_gradient, optional=True)
         self.lr = learning_rate
@@ -220,7 +226,7 @@ class Optimizer:
             raise LRSchedulerConflict(
                 'set_learning_rate(%g): this optimizer has an lr_scheduler (%s) that decides the '
                 'learning rate; change the scheduler instead' % (lr, type(self.lr_scheduler).__name__))
-        self.lr = _hyper(type(self).__name__, 'learning_rate', lr)
+        self.lr = _hyper(type(self).__name__, 'learning_rate', lr, finite=True)
 
     def set_lr_scale(self, args_lrscale):
         """Removed in MXNet long ago; use set_lr_mult."""

@@ -126,7 +126,20 @@ def _make_node(k, raw):
         raise type(err)('load_json: node %d: %s' % (k, err)) from None
 
 
-def _link_inputs(k, node, raw, nodes):
+# MXNet 0.9 (version 900) on lists every input; for older files its loader adds the missing ones
+_LISTS_EVERY_INPUT = 900
+
+
+def _written_by_version(graph):
+    """The ``mxnet_version`` a document says it was written by (0 when it says none)."""
+    attrs = graph.get('attrs')
+    version = attrs.get('mxnet_version') if isinstance(attrs, dict) else None
+    if isinstance(version, list) and len(version) == 2 and isinstance(version[1], int):
+        return version[1]
+    return 0
+
+
+def _link_inputs(k, node, raw, nodes, legacy=False):
     where = 'node %d (%r, %s): ' % (k, node.name, 'variable' if node.op is None else node.op.name)
     refs = raw.get('inputs', [])
     _expect(isinstance(refs, list), where, '"inputs" must be a list, got %r', refs)
@@ -136,6 +149,9 @@ def _link_inputs(k, node, raw, nodes):
     names = node.input_names()
     _expect(len(refs) <= len(names), where, '%d inputs, but %s takes %d: %s', len(refs), node.op.name,
             len(names), ', '.join(names))
+    _expect(len(refs) == len(names) or legacy, where, '%d input%s, but %s takes %d: %s (the missing: %s)',
+            len(refs), '' if len(refs) == 1 else 's', node.op.name, len(names), ', '.join(names),
+            ', '.join(names[len(refs):]))
     for pos, ref in enumerate(refs):
         src, index = _entry(ref, where, 'input %d (%s)' % (pos, names[pos]))
         _expect(0 <= src < len(nodes), where, 'input %d (%s) refers to node %d; the graph has nodes 0 to %d',
@@ -147,7 +163,8 @@ def _link_inputs(k, node, raw, nodes):
             _expect(source.op is None, where, 'input %d (%s) is an auxiliary state and must be a variable, '
                     'got the output of node %d (%r)', pos, names[pos], src, source.name)
         node.inputs.append((source, index))
-    # like MXNet, an input the file leaves out becomes a new variable (<node>_<input>)
+    # a file of no version or before 0.9: an input it leaves out becomes a new variable
+    # (<node>_<input>), as MXNet's upgrade of such files does
     for pos in range(len(refs), len(names)):
         node.inputs.append((missing_input(node, pos), 0))
 
@@ -181,12 +198,15 @@ def load_json(json_str):
 
     Every malformed document raises :class:`~reflib.base.GraphFormatError` (or a
     :class:`~reflib.base.ParamError` for a bad operator parameter) naming the node, by index
-    and name, and what is wrong with it.  Nodes may come in any order, as in MXNet; an
-    operator input the file leaves out becomes a new variable, as in MXNet.  reflib is
-    stricter than MXNet 1.9.1 where MXNet would build a graph that fails or crashes later:
-    more inputs than the operator takes, an output index the source node does not have, a
-    variable with inputs, an auxiliary state that is not a variable, and a cycle are all
-    refused here.
+    and name, and what is wrong with it.  Nodes may come in any order, as in MXNet.  An
+    operator node must list exactly the inputs its operator takes (its attributes decide
+    how many, for ``Concat`` say), as MXNet 1.9.1 requires of the files it writes; only a
+    file that says no version, or one older than MXNet 0.9 (which did not list auxiliary
+    states), may leave out trailing inputs, which become new variables, as MXNet's upgrade
+    of such files makes them.  reflib is stricter than
+    MXNet 1.9.1 where MXNet would build a graph that fails or crashes later: an output index
+    the source node does not have, a variable with inputs, an auxiliary state that is not a
+    variable, and a cycle are all refused here.
     """
     if isinstance(json_str, bytes):
         try:
@@ -196,8 +216,9 @@ def load_json(json_str):
     graph = _parse_document(json_str)
     raw_nodes = graph['nodes']
     nodes = [_make_node(k, raw) for k, raw in enumerate(raw_nodes)]
+    legacy = _written_by_version(graph) < _LISTS_EVERY_INPUT
     for k, (node, raw) in enumerate(zip(nodes, raw_nodes)):
-        _link_inputs(k, node, raw, nodes)
+        _link_inputs(k, node, raw, nodes, legacy)
     heads = []
     for h, ref in enumerate(graph['heads']):
         src, index = _entry(ref, '', 'head %d' % h)
