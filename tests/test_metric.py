@@ -351,3 +351,28 @@ def test_metrics_read_gpu_arrays():
         cpu_m.update([label], [pred])
         gpu_m.update([label.as_in_context(ctx)], [pred.as_in_context(ctx)])
         assert gpu_m.get() == cpu_m.get()
+
+
+# ---------------------------------------------------------------- a loss that goes non-finite
+def test_fit_says_which_batch_first_made_the_loss_non_finite(caplog):
+    import logging
+    rng = np.random.RandomState(0)
+    x = rng.standard_normal((64, 5)).astype(np.float32)
+    y = rng.randint(0, 3, 64).astype(np.float32)
+    x[40, 2] = np.nan                                  # in the third batch of 16
+    net = mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=3, name='fc')
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name='softmax'), context=mx.cpu())
+    with caplog.at_level(logging.WARNING, logger='reflib.metric'):
+        mod.fit(mx.io.NDArrayIter(x, y, batch_size=16), num_epoch=2, eval_metric='ce',
+                optimizer_params={'learning_rate': 0.1})
+    said = [r.getMessage() for r in caplog.records if r.name == 'reflib.metric']
+    assert said[0].startswith("metric 'cross-entropy' became nan at batch 3 since its last reset")
+    assert len(said) == 2                              # once an epoch, not once a batch
+
+
+def test_a_finite_metric_says_nothing(caplog):
+    import logging
+    metric = mx.metric.create('mse')
+    with caplog.at_level(logging.WARNING, logger='reflib.metric'):
+        metric.update_dict({'l': mx.nd.ones((2,))}, {'p': mx.nd.zeros((2,))})
+    assert not caplog.records

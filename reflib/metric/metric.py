@@ -3,12 +3,15 @@ CompositeEvalMetric (several metrics updated together).
 """
 
 import json
+import logging
 from collections import OrderedDict
 
 import numpy
 
 from ..base import MXNetError, ShapeError, numeric_types
 from ..ndarray import NDArray
+
+_LOG = logging.getLogger('reflib.metric')
 
 __all__ = ['EvalMetric', 'MetricError', 'check_label_shapes', 'register', 'alias', 'create',
            'CompositeEvalMetric']
@@ -88,6 +91,7 @@ class EvalMetric:
     # ------------------------------------------------------------- feeding
     def update_dict(self, label, pred):
         """``update`` with ``{name: NDArray}`` dicts, picking ``label_names``/``output_names``."""
+        self._batches = getattr(self, '_batches', 0) + 1       # fit calls this once per batch
         pred = _select(pred, self.output_names, 'output', self.name)
         label = _select(label, self.label_names, 'label', self.name)
         self.update(label, pred)
@@ -99,6 +103,13 @@ class EvalMetric:
     def _add(self, value, count):
         """Add to both the local and the global running sums."""
         value = _num(value)
+        if not numpy.all(numpy.isfinite(value)) and not getattr(self, '_said_nonfinite', False):
+            # training on goes on silently to NaN: say once where it started
+            self._said_nonfinite = True
+            _LOG.warning('metric %r became %s at batch %d since its last reset (in fit: of this epoch): '
+                         'the data, the labels or the weights of that batch are not finite (a learning '
+                         'rate too large, or NaN/inf in the input)', self.name, value,
+                         getattr(self, '_batches', 0) or 1)
         self.sum_metric += value
         self.global_sum_metric += value
         self.num_inst += count
@@ -107,6 +118,8 @@ class EvalMetric:
     # ------------------------------------------------------------- resetting
     def reset(self):
         """Clear everything (local and global)."""
+        self._batches = 0
+        self._said_nonfinite = False
         self.num_inst = 0
         self.sum_metric = 0.0
         self.global_num_inst = 0
