@@ -31,10 +31,16 @@ never ``../train.py`` or ``/etc/passwd``), and a temporary file must be one of t
 anything else is refused, naming the entry, before a single file is touched.
 """
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+
+try:
+    import fcntl
+except ImportError:         # not on Windows: saves of one folder are then not serialised
+    fcntl = None
 
 from .base import MXNetError
 from .util import atomic_write_bytes, fsync_directory, sweep_temps, write_temp
@@ -119,10 +125,30 @@ def _entries(prefix, doc, record, journal):
     return checked
 
 
+@contextlib.contextmanager
+def _folder_lock(directory):
+    """Saves into one folder take turns (an exclusive flock on the folder itself, no lock file):
+    two processes saving one prefix would otherwise finish each other's renames."""
+    if fcntl is None:
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)                  # closing releases the lock
+
+
 def save_files(prefix, epoch, contents):
     """Save ``contents`` ({file path: bytes}) as one checkpoint set (see the module docstring)."""
-    recover(prefix, epoch)
     directory = os.path.dirname(os.path.realpath(manifest_path(prefix, epoch)))
+    with _folder_lock(directory):
+        _save_files(prefix, epoch, contents, directory)
+
+
+def _save_files(prefix, epoch, contents, directory):
+    recover(prefix, epoch)
     # what killed saves left, for every file this checkpoint may have, written now or not
     for path in set(contents) | {'%s-symbol.json' % prefix, '%s-%04d.params' % (prefix, epoch),
                                  '%s-%04d.states' % (prefix, epoch), manifest_path(prefix, epoch),
@@ -256,5 +282,8 @@ def verify(prefix, epoch, paths, shared=()):
                                   'that wrote this epoch (that save wrote %s)'
                                   % (prefix, epoch, path, ', '.join(sorted(saved))))
         if _file_digest(path) != saved[name]:
-            raise CheckpointError('checkpoint %s epoch %d is a mixed set: %s is not the file its save wrote '
-                                  '(another save, or something else, replaced it since)' % (prefix, epoch, path))
+            raise CheckpointError(
+                'checkpoint %s epoch %d is a mixed set: %s is not the file its save wrote: it changed since '
+                '(edited, say with nd.load/nd.save, or copied from another save). If you changed '
+                'it on purpose, delete the manifest %s and these files load as they are, unchecked (as MXNet '
+                'loads its own checkpoints)' % (prefix, epoch, path, manifest))

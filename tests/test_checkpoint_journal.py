@@ -190,3 +190,47 @@ def test_fuzzed_journals_and_manifests_never_move_or_write_a_file(saved, entries
     os.unlink(record)
     if which == 'manifest':                      # put the saved set back for the next example
         mx.model.save_checkpoint(prefix, 1, _net(), _params(1.0), {})
+
+
+# ---------------------------------------------------------------- edited files, concurrent saves
+def test_an_edited_params_file_is_refused_with_what_to_do(saved):
+    tmp_path, prefix = saved
+    loaded = mx.nd.load(prefix + '-0001.params')
+    loaded['arg:fc_bias'] = loaded['arg:fc_bias'] * 0          # a user's edit
+    mx.nd.save(prefix + '-0001.params', loaded)
+    with pytest.raises(CheckpointError) as info:
+        mx.model.load_checkpoint(prefix, 1)
+    message = str(info.value)
+    assert 'net-0001.params is not the file its save wrote' in message
+    assert 'edited, say with nd.load/nd.save' in message and 'delete the manifest' in message
+    os.unlink(checkpoint.manifest_path(prefix, 1))                  # what the message says to do
+    _, args, _ = mx.model.load_checkpoint(prefix, 1)
+    assert args['fc_bias'].asnumpy().tolist() == [0.0, 0.0, 0.0]
+
+
+SAVER = r'''
+import sys
+import reflib as mx
+prefix, value = sys.argv[1], float(sys.argv[2])
+data = mx.sym.Variable('data')
+net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=3, name='fc'), name='softmax')
+for _ in range(15):
+    mx.model.save_checkpoint(prefix, 1, net, {'fc_weight': mx.nd.full((3, 4), value),
+                                              'fc_bias': mx.nd.full((3,), value)}, {})
+print('ok')
+'''
+
+
+def test_two_processes_saving_one_prefix_take_turns(tmp_path):
+    import subprocess
+    import sys
+    prefix = str(tmp_path / 'net')
+    procs = [subprocess.Popen([sys.executable, '-c', SAVER, prefix, str(v)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for v in (1.0, 2.0)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0 and out.strip() == 'ok', err[-3000:]
+    _, args, _ = mx.model.load_checkpoint(prefix, 1)               # one whole save, one value
+    values = set(np.unique(args['fc_weight'].asnumpy())) | set(np.unique(args['fc_bias'].asnumpy()))
+    assert len(values) == 1
+    assert not [n for n in os.listdir(str(tmp_path)) if n.endswith('.tmp') or n.endswith('-pending')]
