@@ -129,10 +129,13 @@ def _entries(prefix, doc, record, journal):
 def _folder_lock(directory):
     """Saves into one folder take turns (an exclusive flock on the folder itself, no lock file):
     two processes saving one prefix would otherwise finish each other's renames."""
-    if fcntl is None:
+    try:
+        fd = None if fcntl is None else os.open(directory, os.O_RDONLY)
+    except OSError:               # no such folder: the save itself then fails, naming its target
+        fd = None
+    if fd is None:
         yield
         return
-    fd = os.open(directory, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
