@@ -270,6 +270,10 @@ class MXIndexedRecordIO(MXRecordIO):
             except (ValueError, IndexError):
                 raise MXNetError('MXIndexedRecordIO: %r line %d: expected "key<TAB>offset", got %r'
                                  % (self.idx_path, number, line)) from None
+            if pos < 0:
+                raise MXNetError('MXIndexedRecordIO: %r line %d: offset %d of key %r is negative; an offset '
+                                 'is where the record starts in %r' % (self.idx_path, number, pos, key,
+                                                                       self.uri))
             self.idx[key] = pos
             self.keys.append(key)
 

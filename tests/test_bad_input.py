@@ -321,3 +321,64 @@ def test_creation_functions_fill_out_in_place():
     assert mx.nd.zeros((2, 2), out=a) is a and not a.asnumpy().any()
     with pytest.raises(ShapeError, match=r'out= has shape \(2, 2\)'):
         mx.nd.ones((3,), out=a)
+
+
+# ---------------------------------------------------------------------------- round two: no raw tracebacks
+def test_states_nested_too_deeply_are_an_optimizer_error():
+    import io
+    blob = io.BytesIO()
+    blob.write(b'\x80\x04}K\x00N' + b'\x85' * 200000 + b's.')      # {0: ((((None,),),)...)}
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD())
+    with pytest.raises(MXNetError, match='nested too deeply'):
+        updater.set_states(blob.getvalue())
+
+
+@pytest.mark.parametrize('build, named', [
+    (lambda: mx.sym.zeros(shape=(10 ** 6, 10 ** 6)).simple_bind(mx.cpu()), r"output '_zeros\d+_output'"),
+    (lambda: (mx.sym.var('data', shape=(10 ** 6, 10 ** 6)) * 2).simple_bind(mx.cpu()), "'data'"),
+    (lambda: mx.sym.Pad(mx.sym.var('x'), mode='constant', pad_width=(0, 0, 0, 0) + (10 ** 5,) * 4).simple_bind(
+        mx.cpu(), x=(1, 1, 10, 10)), "output 'pad"),
+])
+def test_a_bind_that_cannot_fit_in_memory_is_refused_naming_the_largest_array(build, named):
+    with pytest.raises(MXNetError, match=r'the arrays need [\d.]+ [TG]iB on cpu\(0\), but .* available; the '
+                                         r'largest is .*%s' % named):
+        build()
+
+
+def test_a_negative_offset_in_an_idx_file_is_refused_naming_the_line(tmp_path):
+    rec, idx = str(tmp_path / 'a.rec'), str(tmp_path / 'a.idx')
+    writer = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
+    writer.write_idx(0, b'hello')
+    writer.close()
+    with open(idx, 'w') as f:
+        f.write('0\t-5\n')
+    with pytest.raises(MXNetError, match=r"a.idx' line 1: offset -5 of key 0 is negative"):
+        mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
+
+
+def _module():
+    net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+    return mx.mod.Module(mx.sym.SoftmaxOutput(net, name='softmax'), context=mx.cpu())
+
+
+@pytest.mark.parametrize('data_shapes', [('data', (2, 3)), (2, 3), 'data', [('data', 3)]])
+def test_data_shapes_that_are_no_list_of_pairs_are_refused(data_shapes):
+    with pytest.raises(MXNetError, match=r"data_shapes must be a list of \(name, shape\) pairs"):
+        _module().bind(data_shapes=data_shapes)
+
+
+@pytest.mark.parametrize('data, label', [([[1, 2], [3, 4]], np.array([0, 1])),
+                                         (np.ones((2, 2)), [0, 1])])
+def test_ndarrayiter_over_python_lists_says_what_a_list_means(data, label):
+    with pytest.raises(MXNetError, match=r'is a Python list of (list|int); a list means one array per input'):
+        mx.io.NDArrayIter(data, label, batch_size=1)
+
+
+def test_fit_on_an_exhausted_iterator_or_a_generator_says_so():
+    it = mx.io.NDArrayIter(np.ones((4, 3), np.float32), np.zeros(4, np.float32), batch_size=2)
+    for _ in it:
+        pass
+    with pytest.raises(MXNetError, match=r'fit: epoch 0 has no batch: train_data is exhausted .*reset\(\)'):
+        _module().fit(it, num_epoch=1)
+    with pytest.raises(MXNetError, match='fit: train_data must be a DataIter'):
+        _module().fit((b for b in []), num_epoch=1)

@@ -25,7 +25,7 @@ from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
 from ..operator.registry import shape_is_known
 from .plan import build_plan
-from .memory import plan_memory
+from .memory import check_fits, plan_memory
 from ..threads import governor
 
 __all__ = ['Executor', 'simple_bind']
@@ -175,12 +175,18 @@ class Executor:
         self._bound = list(zip(self._arg_slots, self.arg_arrays)) + list(zip(self._aux_slots, self.aux_arrays))
         # output memory is allocated once; every forward writes into the same buffers
         self.outputs = []
+        heads = []
         for (node, i), slot in zip(self._symbol._outputs, plan.head_slots):
             shape = self._entry_shapes.get((id(node), i))
-            dtype = self._entry_types.get((id(node), i))
+            dtype = np.dtype(self._entry_types.get((id(node), i)) or np.float32)
             if not shape_is_known(shape):
                 raise ShapeError('bind: cannot infer the shape of output %r' % node.output_name(i))
-            self.outputs.append(zeros(shape, plan.slot_ctx[slot], np.float32 if dtype is None else dtype))
+            heads.append((shape, plan.slot_ctx[slot], dtype, node.output_name(i)))
+        check_fits([(ctx, int(np.prod(shape, dtype=object)) * dtype.itemsize,
+                     'output %r %s %s' % (name, tuple(shape), dtype.name)) for shape, ctx, dtype, name in heads],
+                   'bind')
+        for shape, ctx, dtype, _ in heads:
+            self.outputs.append(zeros(shape, ctx, dtype))
         # backward needs the forward's intermediates; MXNet allows backward after *any* forward
         # (is_train only switches Dropout/BatchNorm), so they are kept whenever a gradient is wanted
         self._needs_backward = bool(grad_vars)
@@ -257,6 +263,7 @@ class Executor:
         buffers = [None] * len(blocks)
         taken = set()
         self._borrowed_bytes = 0
+        check_fits([(b.ctx, b.nbytes, self._describe_block(b)) for b in blocks], 'bind')
         for block in sorted(blocks, key=lambda b: -b.nbytes):
             nbytes = max(block.nbytes, 1)
             fits = [(buf.nbytes, k) for k, (ctx, buf) in enumerate(self._memory_pool)
@@ -272,6 +279,14 @@ class Executor:
                 self._memory_pool.append((block.ctx, buffers[block.index]))
             taken.add(k)
         return buffers
+
+    def _describe_block(self, block):
+        """'the output of node 'fc1' (64, 128) float32' for the largest value a block holds."""
+        held = [e for e in self._mem.entries.values() if e.block is block]
+        if not held:
+            return 'a block of planned memory'
+        e = max(held, key=lambda e: e.nbytes)
+        return '%s %s %s' % (e.name, tuple(e.shape), e.dtype.name)
 
     def _stub_for(self, slot, shapes, dtypes):
         """A read-only array of zeros with the slot's shape: what backward gets in place of a
@@ -725,6 +740,16 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
         return shared_buffer[key]
 
     reqs = _grad_reqs(grad_req, arg_names)
+    needs = []
+    for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
+        nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+        needs.append((place(name), nbytes, 'argument %r %s %s' % (name, tuple(shape), np.dtype(dtype).name)))
+        if req != 'null':
+            needs.append((place(name), nbytes, 'the gradient of %r' % name))
+    needs += [(place(n), int(np.prod(s, dtype=object)) * np.dtype(t).itemsize,
+               'auxiliary state %r %s %s' % (n, tuple(s), np.dtype(t).name))
+              for n, s, t in zip(aux_names, aux_shapes, aux_types)]
+    check_fits(needs, 'simple_bind')
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         if name in shared_names:

@@ -33,9 +33,10 @@ import os
 
 import numpy as np
 
+from ..base import BindError
 from ..operator.registry import prod
 
-__all__ = ['Entry', 'Block', 'MemoryPlan', 'plan_memory']
+__all__ = ['Entry', 'Block', 'MemoryPlan', 'plan_memory', 'check_fits', 'available_bytes']
 
 # MXNet's NNVM_EXEC_MATCH_RANGE: a free block is reused only within this factor of the size
 MATCH_RANGE = 16
@@ -269,3 +270,55 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
             if not block.live:
                 free.append(block)
     return MemoryPlan(entries, blocks, training, n)
+
+
+# ---------------------------------------------------------------- does it fit at all?
+def available_bytes(ctx):
+    """Bytes a new allocation on ``ctx`` can have now, or None where that cannot be known.
+
+    The host: ``MemAvailable`` of /proc/meminfo (Linux), else free pages.  A GPU: the
+    device's free memory plus what cupy's pool holds unused.
+    """
+    if ctx.device_type == 'gpu':
+        try:
+            xp = ctx.xp
+            with ctx.device_scope():
+                free, _ = xp.cuda.runtime.memGetInfo()
+                return free + xp.get_default_memory_pool().free_bytes()
+        except Exception:  # noqa: BLE001 - no way to ask: do not guess
+            return None
+    try:
+        with open('/proc/meminfo') as f:
+            for line in f:
+                if line.startswith('MemAvailable:'):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf('SC_AVPHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def format_bytes(n):
+    for unit in ('bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'):
+        if n < 1024 or unit == 'PiB':
+            return ('%d %s' % (n, unit)) if unit == 'bytes' else ('%.1f %s' % (n, unit))
+        n /= 1024.0
+
+
+def check_fits(needs, what):
+    """Refuse, before allocating, a bind whose arrays cannot fit: ``needs`` is a list of
+    ``(ctx, nbytes, description)``; the error gives the total, what is available, and the
+    largest array by name (numpy's own MemoryError names none of them)."""
+    totals = {}
+    for ctx, nbytes, _ in needs:
+        totals[ctx] = totals.get(ctx, 0) + nbytes
+    for ctx, total in totals.items():
+        available = available_bytes(ctx)
+        if available is None or total <= available:
+            continue
+        nbytes, description = max((n, d) for c, n, d in needs if c == ctx)
+        raise BindError('%s: the arrays need %s on %s, but %s are available; the largest is %s, %s'
+                        % (what, format_bytes(total), ctx, format_bytes(available), description,
+                           format_bytes(nbytes)))

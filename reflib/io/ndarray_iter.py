@@ -23,6 +23,12 @@ def _init_data(data, allow_empty, default_name):
     if isinstance(data, list):
         if not allow_empty and not data:
             raise MXNetError('NDArrayIter: %s must not be empty' % default_name)
+        if not all(isinstance(d, (np.ndarray, NDArray)) for d in data):
+            # MXNet reads a list as one array per input, so [[1, 2], [3, 4]] would be two inputs
+            # of one sample each, and [0, 1] two labels of no shape: it then fails in slice_axis
+            raise MXNetError('NDArrayIter: %s is a Python list of %s; a list means one array per input (as '
+                             'in MXNet). For one input pass an array: np.array(%s)'
+                             % (default_name, type(data[0]).__name__, default_name))
         if len(data) == 1:
             data = OrderedDict([(default_name, data[0])])
         else:
@@ -37,6 +43,9 @@ def _init_data(data, allow_empty, default_name):
                 value = array(value)
             except Exception:
                 raise MXNetError('NDArrayIter: %r has invalid type %s' % (name, type(value).__name__)) from None
+        if not value.shape:
+            raise MXNetError('NDArrayIter: %r is a single number (shape ()); it needs one row per sample'
+                             % (name,))
         pairs.append((name, value))
     return sorted(pairs, key=lambda kv: kv[0])
 

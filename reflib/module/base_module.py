@@ -57,14 +57,35 @@ def _check_input_names(symbol, names, typename, throw):
 
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     """DataDesc lists from (name, shape) pairs, checked against the module's input names."""
-    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes]
+    data_shapes = _descs(data_shapes, 'data_shapes')
     _check_names_match(data_names, data_shapes, 'data', True)
     if label_shapes is not None:
-        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in label_shapes]
+        label_shapes = _descs(label_shapes, 'label_shapes')
         _check_names_match(label_names, label_shapes, 'label', False)
     else:
         _check_names_match(label_names, [], 'label', False)
     return data_shapes, label_shapes
+
+
+def _descs(given, what):
+    """DataDescs from a list of DataDesc or (name, shape) pairs; anything else is refused by name."""
+    example = "[('data', (32, 784))]"
+    if isinstance(given, DataDesc):
+        given = [given]
+    if not isinstance(given, (list, tuple)) or (given and isinstance(given[0], str)):
+        raise MXNetError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; got %r (a single '
+                         'pair needs the list around it)' % (what, example, given))
+    descs = []
+    for item in given:
+        if isinstance(item, DataDesc):
+            descs.append(item)
+            continue
+        if not (isinstance(item, (list, tuple)) and len(item) >= 2 and isinstance(item[0], str)
+                and isinstance(item[1], (list, tuple))):
+            raise MXNetError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; the entry %r '
+                             'is neither' % (what, example, item))
+        descs.append(DataDesc(*item))
+    return descs
 
 
 def _check_names_match(names, shapes, what, throw):
@@ -193,6 +214,9 @@ class BaseModule:
         """
         if num_epoch is None:
             raise MXNetError('fit: please specify num_epoch')
+        if not hasattr(train_data, 'provide_data') or not hasattr(train_data, 'reset'):
+            raise MXNetError('fit: train_data must be a DataIter (mx.io.NDArrayIter(x, y, batch_size), say), '
+                             'which says its shapes in provide_data; got %s' % type(train_data).__name__)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
         if monitor is not None:
@@ -211,7 +235,12 @@ class BaseModule:
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
-            next_data_batch = next(data_iter)
+            try:
+                next_data_batch = next(data_iter)
+            except StopIteration:
+                raise MXNetError('fit: epoch %d has no batch: train_data is exhausted (an iterator run to '
+                                 'its end before fit: call train_data.reset() first) or empty'
+                                 % epoch) from None
             while not end_of_batch:
                 data_batch = next_data_batch
                 if monitor is not None:

@@ -214,7 +214,11 @@ def loads_states(data):
         raise OptimizerError('expected pickled optimizer states (a dict of index -> state), got %s'
                              % type(loaded).__name__)
     for index, state in loaded.items():
-        _check_state_leaves(index, state)
+        try:
+            _check_state_leaves(index, state)
+        except RecursionError:
+            raise OptimizerError('the state saved for index %r is nested too deeply to be one (the file is '
+                                 'damaged)' % (index,)) from None
     if optimizer is not None:
         _check_optimizer_attributes(optimizer)
         _check_optimizer_ranges(optimizer)
