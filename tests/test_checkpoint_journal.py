@@ -174,7 +174,8 @@ _entry = st.one_of(st.tuples(_names, _temps, _digests).map(list), st.tuples(_nam
                    st.lists(st.one_of(st.integers(), st.none(), st.text(max_size=5)), max_size=4))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get('REFLIB_FUZZ_EXAMPLES', '60')), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(_entry, max_size=4), which=st.sampled_from(['journal', 'manifest']))
 def test_fuzzed_journals_and_manifests_never_move_or_write_a_file(saved, entries, which):
     tmp_path, prefix = saved

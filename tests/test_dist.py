@@ -458,7 +458,7 @@ def test_a_callable_that_is_no_function_is_refused_as_an_updater():
         kv._set_updater(functools.partial(importable_updater))
 
 
-@pytest.mark.parametrize('seed', range(40))
+@pytest.mark.parametrize('seed', range(max(40, int(os.environ.get('REFLIB_FUZZ_EXAMPLES', '0')))))
 def test_damaged_optimizer_pickles_are_refused_or_load_never_anything_else(seed):
     from reflib.optimizer.updater import loads_sent
     from reflib.optimizer import OptimizerError

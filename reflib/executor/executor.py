@@ -182,9 +182,8 @@ class Executor:
             if not shape_is_known(shape):
                 raise ShapeError('bind: cannot infer the shape of output %r' % node.output_name(i))
             heads.append((shape, plan.slot_ctx[slot], dtype, node.output_name(i)))
-        check_fits([(ctx, int(np.prod(shape, dtype=object)) * dtype.itemsize,
-                     'output %r %s %s' % (name, tuple(shape), dtype.name)) for shape, ctx, dtype, name in heads],
-                   'bind')
+        check_fits([(ctx, _nbytes(shape, dtype), 'output %r %s %s' % (name, tuple(shape), dtype.name))
+                    for shape, ctx, dtype, name in heads], 'bind')
         for shape, ctx, dtype, _ in heads:
             self.outputs.append(zeros(shape, ctx, dtype))
         # backward needs the forward's intermediates; MXNet allows backward after *any* forward
@@ -675,6 +674,14 @@ def _mb(nbytes):
     return '%.3f MB (%d bytes)' % (nbytes / 2 ** 20, nbytes)
 
 
+def _nbytes(shape, dtype):
+    """Bytes of an array, in Python integers (a product of huge dimensions must not wrap)."""
+    count = 1
+    for d in shape:
+        count *= int(d)
+    return count * np.dtype(dtype).itemsize
+
+
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None):
     """Infer every shape from the given input shapes, allocate all arrays, and bind.
@@ -740,15 +747,16 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
         return shared_buffer[key]
 
     reqs = _grad_reqs(grad_req, arg_names)
+    # refused before anything is allocated if it cannot fit (numpy's MemoryError names nothing)
     needs = []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
-        nbytes = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
-        needs.append((place(name), nbytes, 'argument %r %s %s' % (name, tuple(shape), np.dtype(dtype).name)))
+        what = 'argument %r %s %s' % (name, tuple(shape), np.dtype(dtype).name)
+        needs.append((place(name), _nbytes(shape, dtype), what))
         if req != 'null':
-            needs.append((place(name), nbytes, 'the gradient of %r' % name))
-    needs += [(place(n), int(np.prod(s, dtype=object)) * np.dtype(t).itemsize,
-               'auxiliary state %r %s %s' % (n, tuple(s), np.dtype(t).name))
-              for n, s, t in zip(aux_names, aux_shapes, aux_types)]
+            needs.append((place(name), _nbytes(shape, dtype), 'the gradient of %r' % name))
+    for name, shape, dtype in zip(aux_names, aux_shapes, aux_types):
+        what = 'auxiliary state %r %s %s' % (name, tuple(shape), np.dtype(dtype).name)
+        needs.append((place(name), _nbytes(shape, dtype), what))
     check_fits(needs, 'simple_bind')
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):

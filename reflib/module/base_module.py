@@ -215,8 +215,9 @@ class BaseModule:
         if num_epoch is None:
             raise MXNetError('fit: please specify num_epoch')
         if not hasattr(train_data, 'provide_data') or not hasattr(train_data, 'reset'):
-            raise MXNetError('fit: train_data must be a DataIter (mx.io.NDArrayIter(x, y, batch_size), say), '
-                             'which says its shapes in provide_data; got %s' % type(train_data).__name__)
+            raise MXNetError('fit: train_data must be a DataIter (mx.io.NDArrayIter(x, y, '
+                             'batch_size), say), which says its shapes in provide_data; got %s'
+                             % type(train_data).__name__)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
         if monitor is not None:
