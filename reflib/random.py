@@ -22,47 +22,14 @@ import numpy as np
 
 from .base import ParamError
 from .context import Context, current_context
+from .generators import generator, seed  # noqa: F401  (mx.random.seed, as in MXNet)
 
 _DISTRIBUTIONS = ('uniform', 'normal', 'gamma', 'exponential', 'poisson', 'negative_binomial',
                   'generalized_negative_binomial')
 __all__ = ['seed', 'generator', 'randn', 'randint', 'multinomial', 'shuffle'] + list(_DISTRIBUTIONS) + [
     d + '_like' for d in _DISTRIBUTIONS]
 
-_SEED = [0]
-_GENERATORS = {}
 _UNSET = object()
-
-
-def seed(seed_state, ctx='all'):
-    """Reset the generators: of every device (``ctx='all'``) or of one context."""
-    if isinstance(seed_state, (bool, np.bool_)) or not isinstance(seed_state, (int, np.integer)):
-        raise ParamError('random.seed: seed_state must be an int, got %r' % (seed_state,))
-    # MXNet takes any int and keeps its low 32 bits, so a negative seed is a seed too
-    seed_state = int(seed_state) % 2 ** 32 if seed_state < 0 else int(seed_state)
-    if ctx == 'all':
-        _SEED[0] = seed_state
-        _GENERATORS.clear()
-    else:
-        _GENERATORS[Context(ctx)] = _make(Context(ctx), seed_state)
-
-
-def _make(ctx, seed_state):
-    # mixing in the device keeps cpu(0) and cpu(1) streams different, as in MXNet
-    mixed = [seed_state, ctx.device_typeid, ctx.device_id]
-    if ctx.device_type == 'gpu':
-        cp = ctx.xp
-        with ctx.device_scope():
-            return cp.random.Generator(cp.random.XORWOW(np.random.SeedSequence(mixed).generate_state(1)[0]))
-    return np.random.default_rng(mixed)
-
-
-def generator(ctx=None):
-    """The random generator of ``ctx`` (default: current context)."""
-    ctx = Context(ctx) if ctx is not None else current_context()
-    gen = _GENERATORS.get(ctx)
-    if gen is None:
-        gen = _GENERATORS[ctx] = _make(ctx, _SEED[0])
-    return gen
 
 
 # ================================================================ MXNet's front ends

@@ -23,7 +23,7 @@ from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
 from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
-from ..operator.registry import shape_is_known
+from ..shapes import shape_is_known
 from .plan import build_plan
 from .memory import check_fits, plan_memory
 from ..threads import governor

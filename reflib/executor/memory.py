@@ -34,7 +34,7 @@ import os
 import numpy as np
 
 from ..base import BindError
-from ..operator.registry import prod
+from ..shapes import prod
 
 __all__ = ['Entry', 'Block', 'MemoryPlan', 'plan_memory', 'check_fits', 'available_bytes']
 

@@ -6,7 +6,8 @@ The backward of a broadcast sums the gradient over the axes that were
 stretched (``sum_to``), so each input gets a gradient of its own shape.
 """
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str, normalize_axis, fresh_copy, sum_to
 from .binary_math import MAXIMUM, MINIMUM, POWER, HYPOT, MOD
 from ..base import ParamError, ShapeError

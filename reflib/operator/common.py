@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .registry import merge_shape
+from ..shapes import merge_shape
 from ..base import ShapeError
 
 

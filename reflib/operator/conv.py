@@ -1,7 +1,8 @@
 """Convolution: N-D (1-D, 2-D, 3-D) over channel-first data."""
 
-from .registry import Operator, Param, register, merge_shape
-from .registry import prod as _prod, format_shape as _fmt_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
+from ..shapes import prod as _prod, format_shape as _fmt_shape
 from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
                       check_layout, offset_slices, pad_spatial, crop_spatial, stack_rows)
 from ..base import ShapeError, ParamError

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from .registry import Operator, Param, OpEnv, merge_shape, register
+from .registry import Operator, Param, OpEnv, register
+from ..shapes import merge_shape
 from ..base import ParamError, ShapeError
 
 _DTYPES = ('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8', 'bool')

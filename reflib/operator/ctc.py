@@ -35,7 +35,8 @@ MXNet reads out of bounds for, are refused.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str, any_true, to_host
 from ..base import ShapeError, MXNetError
 

@@ -19,8 +19,9 @@ The weight is ``(in_channels, num_filter / num_group, *kernel)``: read as a
 convolution weight it has ``in_channels`` filters over ``num_filter`` channels.
 """
 
-from .registry import Operator, Param, register, merge_shape, get
-from .registry import format_shape as _fmt_shape
+from .registry import Operator, Param, register, get
+from ..shapes import merge_shape
+from ..shapes import format_shape as _fmt_shape
 from .spatial import LAYOUT_BY_NDIM, spatial_tuple, check_layout
 from ..base import ShapeError, ParamError
 

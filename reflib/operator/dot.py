@@ -29,8 +29,9 @@ Both inputs have the same number of dims N >= 3 and the same leading N-2
 transposed: (B.., M, K) x (B.., K, N) -> (B.., M, N).
 """
 
-from .registry import Operator, Param, register, merge_shape
-from .registry import format_shape as _fmt
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
+from ..shapes import format_shape as _fmt
 from ..base import ShapeError
 
 _STYPES = ('csr', 'default', 'row_sparse')

@@ -11,7 +11,8 @@ kept here.  The math of maximum, power, mod, ... lives in binary_math.py, shared
 with their broadcast forms.
 """
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str
 from .binary_math import MAXIMUM, MINIMUM, POWER, HYPOT, MOD
 from ..base import ShapeError

@@ -9,7 +9,8 @@ inputs get a zero gradient, as in MXNet.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str, normalize_axis, fresh_copy, scatter_add, any_true, to_host
 from ..base import MXNetError, ParamError, ShapeError
 

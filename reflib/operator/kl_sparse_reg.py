@@ -14,7 +14,8 @@ as MXNet 1.9.1 does.  MXNet infers shapes for data of more dims but fails in
 backward; reflib asks for 2-d data (N, units) up front.
 """
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import same_as_data, fresh_copy, shape_str
 from ..base import ShapeError
 

@@ -6,8 +6,9 @@ added after it, so that each reads in a sitting.)  The gradient of an operator t
 an element to several places adds those places' gradients back up.
 """
 
-from .registry import Operator, Param, register, merge_shape, shape_is_known
-from .registry import prod as _prod
+from .registry import Operator, Param, register
+from ..shapes import merge_shape, shape_is_known
+from ..shapes import prod as _prod
 from .common import shape_str, normalize_axis, fresh_copy, reshaped_into
 from .shape import _SameValues
 from ..base import ParamError, ShapeError

@@ -28,7 +28,8 @@ solver of its own, and a general solve of a triangular system gives the same ans
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str, normalize_axis
 from ..base import ShapeError, MXNetError
 

@@ -9,7 +9,8 @@ gelqf  ``A = L Q`` for an m x n A with m <= n: L (m x m) lower triangular, Q (m 
        orthonormal rows.  The outputs are (Q, L), in that order.
 """
 
-from .registry import register, merge_shape
+from .registry import register
+from ..shapes import merge_shape
 from .common import shape_str
 from .linalg import _Linalg, _t, _triangle, _solve, _check_matrix
 from ..base import ShapeError

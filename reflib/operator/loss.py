@@ -33,8 +33,9 @@ value itself and its backward uses the head gradient like any operator.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
-from .registry import prod as _prod, format_shape as _fmt
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
+from ..shapes import prod as _prod, format_shape as _fmt
 from .common import any_true, to_host
 from ..base import ShapeError, MXNetError
 

@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape, merge_dtype
-from .registry import prod as _prod, format_shape as _fmt_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape, merge_dtype
+from ..shapes import prod as _prod, format_shape as _fmt_shape
 from .common import same_as_data, erf_array, scatter_add
 from ..base import ShapeError, ParamError
 

@@ -21,8 +21,9 @@ normalize.py.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape, merge_dtype
-from .registry import format_shape as _fmt_shape, prod as _prod
+from .registry import Operator, Param, register
+from ..shapes import merge_shape, merge_dtype
+from ..shapes import format_shape as _fmt_shape, prod as _prod
 from .common import same_as_data, normalize_axis, shape_str
 from ..base import ShapeError, ParamError
 

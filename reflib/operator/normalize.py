@@ -19,7 +19,8 @@ L2Normalization: ``out = x / sqrt(sum(x ** 2) + eps)`` with the sum over
     spatial    axes 2, 3, ... (each channel of each sample); data needs >= 3 dims
 """
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import same_as_data, shape_str
 from ..base import ShapeError
 

@@ -15,7 +15,8 @@ only values without ties are compared with MXNet's.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str, normalize_axis
 from ..base import ParamError, ShapeError
 

@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
-from .registry import format_shape as _fmt_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
+from ..shapes import format_shape as _fmt_shape
 from .common import lowest_value, may_be_true
 from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
                       check_layout, offset_slices, pad_spatial, crop_spatial)

@@ -7,8 +7,9 @@ shape ``(1,)``.  ``exclude=True`` reduces the axes *not* listed.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
-from .registry import prod as _prod
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
+from ..shapes import prod as _prod
 from .common import fresh_copy, expand_to, is_numpy, sign_of
 from ..base import ParamError, ShapeError
 

@@ -21,7 +21,11 @@ or ``None`` (unknown); a 0 inside a tuple is an unknown dimension, as in MXNet.
 import ast
 import numpy as np
 
-from ..base import ParamError, ShapeError, TypeInferError
+from ..base import ParamError, ShapeError
+# the shape algebra lives below the operators (reflib/shapes.py); these names are also
+# reachable here, where older code and the chapters import them from
+from ..shapes import format_shape, merge_dtype, merge_shape, prod, shape_is_known
+from ..generators import generator
 
 __all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
            'Params', 'shape_is_known', 'merge_shape', 'merge_dtype', 'format_shape', 'prod']
@@ -238,56 +242,7 @@ class OpEnv:
 
     @property
     def rng(self):
-        from .. import random
-        return random.generator(self.ctx)
-
-
-def shape_is_known(shape):
-    """True for a fully known shape.  () counts as unknown, as in MXNet 1.x's legacy shapes."""
-    return shape is not None and len(shape) > 0 and all(d > 0 for d in shape)
-
-
-def merge_shape(old, new, where):
-    """Unify two proposals for one shape; 0 dims are unknown.  Raises ShapeError naming ``where``."""
-    if new is None:
-        return old
-    new = tuple(int(d) for d in new)
-    if old is None:
-        return new
-    if len(old) != len(new) or any(a and b and a != b for a, b in zip(old, new)):
-        raise ShapeError('%s: inconsistent shapes: known to be %s, but %s is required here'
-                         % (where, _fmt(old), _fmt(new)))
-    merged = []
-    for a, b in zip(old, new):
-        merged.append(a or b)
-    return tuple(merged)
-
-
-def merge_dtype(old, new, where):
-    if new is None:
-        return old
-    new = np.dtype(new)
-    if old is None:
-        return new
-    if np.dtype(old) != new:
-        raise TypeInferError('%s: inconsistent dtype, expected %s got %s' % (where, np.dtype(old).name, new.name))
-    return old
-
-
-def format_shape(shape):
-    """``(2,3)`` for error messages; ``unknown`` for None."""
-    return '(%s)' % ','.join(str(d) for d in shape) if shape is not None else 'unknown'
-
-
-_fmt = format_shape
-
-
-def prod(dims):
-    """Product of a shape's dims (1 for ``()``), in Python ints: no overflow, no numpy scalar."""
-    out = 1
-    for d in dims:
-        out *= d
-    return out
+        return generator(self.ctx)
 
 
 class Operator:
@@ -437,4 +392,4 @@ def canonical_operators():
 def expect_ndim(op_name, arg, shape, ndim):
     """Raise a ShapeError unless ``shape`` has ``ndim`` dims."""
     if shape is not None and len(shape) != ndim:
-        raise ShapeError('%s: input %r must be %d-d, got shape %s' % (op_name, arg, ndim, _fmt(shape)))
+        raise ShapeError('%s: input %r must be %d-d, got shape %s' % (op_name, arg, ndim, format_shape(shape)))

@@ -13,8 +13,9 @@ its four neighbours bilinearly; a neighbour outside the image counts as 0.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape, get
-from .registry import format_shape as _fmt_shape
+from .registry import Operator, Param, register, get
+from ..shapes import merge_shape
+from ..shapes import format_shape as _fmt_shape
 from .common import scatter_add
 from ..base import ShapeError, ParamError
 

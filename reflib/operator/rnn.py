@@ -45,7 +45,8 @@ output, ``reserve`` (MXNet's reserve space), so backward does not run forward ag
 
 from ..base import ParamError, ShapeError
 from .common import shape_str, any_true, to_host
-from .registry import Operator, Param, merge_shape, register
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 
 GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 

@@ -32,7 +32,8 @@ with ``get_prob`` passes the gradient of the log-probabilities it returns to ``d
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape, prod
+from .registry import Operator, Param, register
+from ..shapes import merge_shape, prod
 from .common import shape_str, scatter_add
 from ..base import ParamError, ShapeError, TypeInferError
 

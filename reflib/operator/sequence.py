@@ -6,7 +6,8 @@ batch-major), and the three that respect each sample's length in a padded batch:
 import numpy as np
 
 from ..base import ShapeError
-from .registry import Operator, Param, merge_shape, register
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 
 
 def _axis(op, axis, ndim):

@@ -10,8 +10,9 @@ an output never shares memory with an input unless the memory plan says so
 is usually the input's own memory).
 """
 
-from .registry import Operator, Param, register, merge_shape, shape_is_known
-from .registry import prod as _prod
+from .registry import Operator, Param, register
+from ..shapes import merge_shape, shape_is_known
+from ..shapes import prod as _prod
 from .common import shape_str, normalize_axis, fresh_copy, reshaped_into
 from ..base import ParamError, ShapeError
 

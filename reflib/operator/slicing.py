@@ -9,7 +9,8 @@ import ast
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape, REQUIRED
+from .registry import Operator, Param, register, REQUIRED
+from ..shapes import merge_shape
 from .common import shape_str, normalize_axis, fresh_copy
 from ..base import ParamError, ShapeError
 

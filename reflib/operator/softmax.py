@@ -18,7 +18,8 @@ Backward, with y the output and g its head gradient::
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from ..base import ParamError, ShapeError
 
 _DTYPES = ('float16', 'float32', 'float64')

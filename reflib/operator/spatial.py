@@ -9,7 +9,7 @@ of looping over output positions, they loop over the few kernel offsets
 
 import itertools
 
-from .registry import format_shape as _fmt_shape
+from ..shapes import format_shape as _fmt_shape
 from ..base import ParamError
 
 

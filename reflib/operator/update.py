@@ -25,7 +25,8 @@ float32 step is float32 arithmetic throughout, as MXNet's kernels.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
 from .common import shape_str
 from ..base import ShapeError, TypeInferError
 

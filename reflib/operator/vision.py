@@ -10,8 +10,9 @@ offsets, never over pixels.
 
 import numpy as np
 
-from .registry import Operator, Param, register, merge_shape
-from .registry import format_shape as _fmt_shape
+from .registry import Operator, Param, register
+from ..shapes import merge_shape
+from ..shapes import format_shape as _fmt_shape
 from .common import scatter_add, to_host
 from ..base import ShapeError, ParamError
 

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..base import ShapeError, TypeInferError, BindError, MXNetError, FLAG_TO_DTYPE
-from ..operator.registry import merge_shape, merge_dtype, shape_is_known
+from ..shapes import merge_shape, merge_dtype, shape_is_known
 from .symbol import parse_shape_attr, topo_order, split_variables
 
 __all__ = ['infer_shape', 'infer_type', 'infer_graph_shapes', 'infer_graph_types']
