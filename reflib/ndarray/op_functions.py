@@ -11,29 +11,17 @@ from ..base import BindError, TypeInferError
 from .. import operator as _ops
 from ..operator.registry import OpEnv
 from .ndarray import NDArray, check_out
-from ..symbol.positional import split_positional, merge_keywords
-from ..symbol.attribute import HIDDEN_KEYS
+from ..symbol.positional import normalize_call
 
 __all__ = ['invoke', 'make_function']
 
 
 def invoke(op_name, *args, **kwargs):
-    op = _ops.get(op_name)
-    if any(not isinstance(a, NDArray) for a in args):
-        # parameters (or None for a skipped input) by position, as MXNet's generated functions
-        # take them: inputs, then parameters in declaration order, then out, name
-        args, by_name, params = split_positional(op, args, lambda v: isinstance(v, NDArray),
-                                                 ('out', 'name'), 'mx.nd.%s' % op_name)
-        kwargs = merge_keywords(dict(kwargs), by_name, params, what='mx.nd.%s' % op_name)
-    out = kwargs.pop('out', None)
-    kwargs.pop('name', None)
-    for key in [k for k in kwargs if k in HIDDEN_KEYS or (k.startswith('__') and k.endswith('__'))]:
-        del kwargs[key]           # graph attributes (lr_mult, ctx_group, __x__): nothing to do here
-    arrays = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
-    raw = {k: (v if isinstance(v, str) else _param_string(v))
-           for k, v in kwargs.items() if k not in arrays and v is not None}
-    if op.key_var_num_args and op.key_var_num_args not in raw:
-        raw[op.key_var_num_args] = str(len(args))
+    op, args, arrays, raw, extras = normalize_call(
+        op_name, args, kwargs, lambda v: isinstance(v, NDArray), ('out', 'name'), 'mx.nd.%s' % op_name)
+    out = extras['out']
+    # graph attributes (lr_mult, ctx_group, __x__) mean nothing to an array
+    raw = {k: v for k, v in raw.items() if not (k.startswith('__') and k.endswith('__'))}
     p = op.parse_params(raw)
     names = op.inputs(p) + op.aux(p)
     if len(args) > len(names):
@@ -92,11 +80,6 @@ def _context_of(value):
         return value
     match = re.fullmatch(r'\s*(\w+)\((\d+)\)\s*', str(value))
     return Context(match.group(1), int(match.group(2))) if match else Context(str(value))
-
-
-def _param_string(value):
-    from ..symbol.symbol import param_string
-    return param_string(value)
 
 
 def make_function(op_name):

@@ -15,9 +15,14 @@ flags and choices, and merging the answers in order.  Variadic operators (Concat
 inputs only.
 """
 
-from ..operator.registry import Params
+import numpy as np
 
-__all__ = ['declared_inputs', 'auxiliary_inputs', 'split_positional', 'merge_keywords']
+from ..operator import get as _get_operator
+from ..operator.registry import Params
+from .attribute import HIDDEN_KEYS, normalize_key
+
+__all__ = ['declared_inputs', 'auxiliary_inputs', 'split_positional', 'merge_keywords', 'param_string',
+           'normalize_call']
 
 _DECLARED = {}     # id(operator) -> its inputs, as MXNet's signature lists them
 
@@ -145,3 +150,51 @@ def merge_keywords(kwargs, *positional, what=''):
                 raise TypeError('%s got multiple values for argument %r' % (what, key))
             kwargs[key] = value
     return kwargs
+
+
+def param_string(value):
+    """The string a parameter value is stored as, as MXNet's front end writes it (``str``):
+    a dtype by name, and the numbers of a tuple or list one by one, so that numpy integers
+    (``axes=(np.int64(1), np.int64(0))``) read ``(1, 0)`` and not numpy 2's ``np.int64(1)``."""
+    if isinstance(value, type) or isinstance(value, np.dtype):
+        return np.dtype(value).name
+    if isinstance(value, tuple):
+        return '(%s%s)' % (', '.join(str(v) for v in value), ',' if len(value) == 1 else '')
+    if isinstance(value, list):
+        return '[%s]' % ', '.join(str(v) for v in value)
+    return str(value)
+
+
+def normalize_call(op_name, args, kwargs, is_input, extra_names, what):
+    """One operator call of either front end, in MXNet's conventions: the one place where
+    ``mx.sym.<op>(...)`` and ``mx.nd.<op>(...)`` turn their arguments into an operator call.
+
+    ``is_input`` tells an input (a Symbol, an NDArray) from a parameter; ``extra_names`` are
+    the front end's own trailing keywords (``('name', 'attr', 'out')`` for symbols,
+    ``('out', 'name')`` for arrays), in the order its generated signature lists them.
+    Returns ``(op, inputs, named_inputs, raw, extras)``: the positional inputs, the inputs
+    given by keyword, the parameters as the strings MXNet stores (graph attributes such as
+    ``lr_mult`` normalised to ``__lr_mult__``, and ``key_var_num_args`` filled in), and the
+    extras given (``{'name': ..., 'out': ...}``).
+    """
+    op = _get_operator(op_name)
+    if any(not is_input(a) for a in args):
+        # parameters (or None for a skipped input) by position, as MXNet's generated functions
+        # take them: inputs, then parameters in declaration order, then the extras
+        args, by_name, params = split_positional(op, args, is_input, extra_names, what)
+        kwargs = merge_keywords(dict(kwargs), by_name, params, what=what)
+    else:
+        kwargs = dict(kwargs)
+    extras = {key: kwargs.pop(key, None) for key in extra_names}
+    named, raw = {}, {}
+    for key, value in kwargs.items():
+        if is_input(value):
+            named[key] = value
+        elif key in HIDDEN_KEYS:
+            # lr_mult=2 on any operator call is stored as __lr_mult__, as MXNet stores it
+            raw[normalize_key(key)] = str(value)
+        elif value is not None:
+            raw[key] = param_string(value)
+    if op.key_var_num_args and op.key_var_num_args not in raw:
+        raw[op.key_var_num_args] = str(len(args))
+    return op, list(args), named, raw, extras

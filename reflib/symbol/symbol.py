@@ -23,7 +23,7 @@ from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTY
 from .. import operator as _ops
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
 from .naming import NameManager
-from .positional import split_positional, merge_keywords
+from .positional import normalize_call, param_string  # noqa: F401  (param_string: its old home)
 
 __all__ = ['Symbol', 'Variable', 'var', 'Group', 'invoke']
 
@@ -555,22 +555,6 @@ def Group(symbols):
     return Symbol(outputs)
 
 
-def param_string(value):
-    """The string a parameter value is stored as, as MXNet's front end writes it (``str``):
-    a dtype by name, and the numbers of a tuple or list one by one, so that numpy integers
-    (``axes=(np.int64(1), np.int64(0))``) read ``(1, 0)`` and not numpy 2's ``np.int64(1)``."""
-    if isinstance(value, type) or isinstance(value, np.dtype):
-        return np.dtype(value).name
-    if isinstance(value, tuple):
-        return '(%s%s)' % (', '.join(str(v) for v in value), ',' if len(value) == 1 else '')
-    if isinstance(value, list):
-        return '[%s]' % ', '.join(str(v) for v in value)
-    return str(value)
-
-
-_param_string = param_string
-
-
 def missing_input(node, pos, aux_init=None):
     """The variable MXNet creates for input ``pos`` of ``node`` when nobody gave one: named
     ``<node name>_<input name>``, carrying the node's attributes; an auxiliary state also
@@ -598,32 +582,15 @@ def invoke(op_name, *args, **kwargs):
     Non-symbol keywords are operator parameters; so are positional values after
     the inputs, in MXNet's order (``mx.sym.clip(x, 0, 6)``, see positional.py).
     """
-    op = _ops.get(op_name)
-    if any(not isinstance(a, Symbol) for a in args):
-        # parameters (or None for a skipped input) by position, as MXNet's generated functions
-        # take them: inputs, then parameters in declaration order, then name, attr, out
-        args, by_name, params = split_positional(op, args, lambda v: isinstance(v, Symbol),
-                                                 ('name', 'attr', 'out'), 'mx.sym.%s' % op_name)
-        kwargs = merge_keywords(dict(kwargs), by_name, params, what='mx.sym.%s' % op_name)
-    kwargs.pop('out', None)          # accepted, as in MXNet, and meaningless for a symbol
-    name = kwargs.pop('name', None)
-    attr = kwargs.pop('attr', None)
-    sym_kwargs, raw = {}, {}
-    for key, value in kwargs.items():
-        if isinstance(value, Symbol):
-            sym_kwargs[key] = value
-        elif key in HIDDEN_KEYS:
-            # lr_mult=2 on any operator call is stored as __lr_mult__ (on the node and on the
-            # variables it creates), as MXNet stores it
-            raw[normalize_key(key)] = str(value)
-        elif value is not None:
-            raw[key] = _param_string(value)
+    # out= is accepted, as in MXNet, and meaningless for a symbol; lr_mult=2 & co. are stored
+    # as __lr_mult__ (on the node and on the variables it creates)
+    op, args, sym_kwargs, raw, extras = normalize_call(
+        op_name, args, kwargs, lambda v: isinstance(v, Symbol), ('name', 'attr', 'out'), 'mx.sym.%s' % op_name)
+    name, attr = extras['name'], extras['attr']
     for i, value in enumerate(args):
         if not isinstance(value, Symbol):
             raise TypeError('%s: positional argument %d must be a Symbol, got %s; pass parameters '
                             'by keyword' % (op.name, i, type(value).__name__))
-    if op.key_var_num_args and op.key_var_num_args not in raw:
-        raw[op.key_var_num_args] = str(len(args))
 
     scope_attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
     attrs = dict(raw)
