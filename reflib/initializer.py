@@ -46,6 +46,7 @@ from .base import MXNetError
 from . import random
 from . import ndarray as nd
 from .ndarray import NDArray
+from .symbol.symbol import register_init_attr_check
 
 __all__ = ['InitDesc', 'Initializer', 'InitializerError', 'register', 'alias', 'create',
            'Load', 'Mixed', 'Zero', 'One', 'Constant', 'Uniform', 'Normal', 'Orthogonal',
@@ -566,3 +567,8 @@ class FusedRNN(Initializer):
             else:
                 init(InitDesc(name, global_init=fallback), piece)
         arr[:] = cell.pack_weights(pieces)['parameters']
+
+
+# a variable's __init__ attribute is checked against this module's registry when the variable
+# is made or loaded (the symbol layer below cannot import it: it asks through this hook)
+register_init_attr_check(create)

@@ -26,8 +26,6 @@ UPWARD = {
     ('reflib.symbol.symbol', 'reflib.executor'),
     # the fluent methods (x.argmax(), ...) are attached to Symbol from the module that lists them
     ('reflib.symbol.symbol', 'reflib.fluent'),
-    # Variable(init=...) checks its initializer: issue 20 moves that check to where init is used
-    ('reflib.symbol.symbol', 'reflib.initializer'),
 }
 
 

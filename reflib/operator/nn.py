@@ -172,6 +172,11 @@ class LeakyReLU(Operator):
     def inputs(self, p):
         return ['data', 'gamma'] if p.act_type == 'prelu' else ['data']
 
+    def input_var_init(self, p):
+        # a PReLU slope starts at 0.25 whatever initializer the module uses, on its own gamma
+        # variable and on one the caller passed in alike (MXNet's FSetInputVarAttrOnCompose)
+        return {'gamma': '["Constant", {"value": 0.25}]'}
+
     def outputs(self, p):
         return ['output', 'mask'] if p.act_type == 'rrelu' else ['output']
 

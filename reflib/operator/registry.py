@@ -327,6 +327,11 @@ class Operator:
         """Initializer names MXNet records on auto-created aux variables (``__init__`` attr)."""
         return {}
 
+    def input_var_init(self, p):
+        """``{input: initializer JSON}`` put on the variable fed to that input when the node is
+        built, whoever made the variable (MXNet's FSetInputVarAttrOnCompose)."""
+        return {}
+
     # ------------------------------------------------------------- inference
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         """Default: one output with the shape of every input (elementwise ops)."""

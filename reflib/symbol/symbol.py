@@ -81,11 +81,23 @@ def check_variable_attrs(name, attrs):
             except (ValueError, TypeError):
                 bad(key, 'a number')
     if attrs.get('__init__'):
-        from .. import initializer
         try:
-            initializer.create(attrs['__init__'])
+            for check in _INIT_ATTR_CHECKS:
+                check(attrs['__init__'])
         except (MXNetError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
             bad('__init__', 'an initializer (a name, or the JSON that Initializer.dumps writes)')
+
+
+# How an ``__init__`` attribute is checked: the initializer module, a layer above this one,
+# registers ``initializer.create`` here when it is imported (``import reflib`` does), so a
+# bad initializer is refused when the variable is made or loaded, not first at init_params
+_INIT_ATTR_CHECKS = []
+
+
+def register_init_attr_check(check):
+    """Add ``check(text)``, which raises on an ``__init__`` attribute it cannot read."""
+    if check not in _INIT_ATTR_CHECKS:
+        _INIT_ATTR_CHECKS.append(check)
 
 
 class Node:
@@ -567,12 +579,6 @@ def missing_input(node, pos, aux_init=None):
     return Node(None, '%s_%s' % (node.name, in_name), var_attrs)
 
 
-# Initializers an operator puts on the variables it is composed with (MXNet's
-# FSetInputVarAttrOnCompose): a PReLU slope starts at 0.25 whatever initializer the module
-# uses -- on its own gamma variable and on one the caller passed in alike
-_INPUT_VAR_INIT = {'LeakyReLU': {'gamma': '["Constant", {"value": 0.25}]'}}
-
-
 def invoke(op_name, *args, **kwargs):
     """Apply operator ``op_name`` to symbols: the function behind ``mx.sym.<Op>(...)``.
 
@@ -610,6 +616,7 @@ def invoke(op_name, *args, **kwargs):
             raise BindError('%s %r has no input %r; its inputs are %s'
                             % (op.name, node_name, key, ', '.join(input_names)))
     aux_init = op.aux_init(node.params)
+    input_var_init = op.input_var_init(node.params)
     for pos, in_name in enumerate(input_names):
         if pos < len(args):
             sym = args[pos]
@@ -623,7 +630,7 @@ def invoke(op_name, *args, **kwargs):
             raise BindError('%s %r: input %r must be a single-output symbol, got a group of %d'
                             % (op.name, node_name, in_name, len(sym._outputs)))
         node.inputs.append(sym._outputs[0])
-        init = _INPUT_VAR_INIT.get(op.name, {}).get(in_name)
+        init = input_var_init.get(in_name)      # the operator's own (PReLU's gamma: 0.25)
         if init is not None and sym._outputs[0][0].op is None:
             sym._outputs[0][0].attrs['__init__'] = init
     return Symbol([(node, i) for i in range(node.num_visible_outputs())])
