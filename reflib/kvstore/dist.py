@@ -57,6 +57,8 @@ from ..optimizer import _state_to_numpy, dumps_states, loads_states, map_state
 from ..util import atomic_write_bytes
 from .base import KVStoreError
 from .kvstore import KVStore, _KVTypeError
+from .mpi import REPLY, cluster
+from . import mpi
 from .server import KVServer
 
 __all__ = ['DistKVStore', 'create', 'placement', 'worker_rank', 'node_prefix', 'LocalLink', 'MpiLink']
@@ -339,7 +341,6 @@ class MpiLink:
         self.cluster.send(self.cluster.server_rank(server), (op, None, store_id, key, payload))
 
     def call(self, requests):
-        from .mpi import REPLY
         wanted = []
         for server, (op, store_id, key, payload) in requests:
             number = next(self._request_ids)
@@ -382,7 +383,6 @@ def create(name):
     if not isinstance(name, string_types):
         raise _KVTypeError('kvstore.create: the name must be a str, got %s' % type(name).__name__)
     _parse_type(name)
-    from .mpi import cluster
     the_cluster = cluster()
     if the_cluster is None:
         role = os.environ.get('DMLC_ROLE')
@@ -401,7 +401,6 @@ def create(name):
 
 def worker_rank():
     """``(rank, num_workers)`` of this process in its distributed job: ``(0, 1)`` outside one."""
-    from . import mpi
     if mpi._CLUSTER is not None and not mpi._CLUSTER.is_server:
         return mpi._CLUSTER.rank, mpi._CLUSTER.num_workers
     return 0, 1

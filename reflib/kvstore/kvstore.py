@@ -67,7 +67,7 @@ from ..ndarray.ndarray import NDArray, move
 from ..util import atomic_write_bytes
 from .base import KVStoreBase, KVStoreError
 
-__all__ = ['KVStore', 'create', 'LOCAL_TYPES']
+__all__ = ['KVStore', 'LOCAL_TYPES']
 
 # store type -> where the merge happens ('cpu': CommCPU, grouped sums on the host;
 # 'device': CommDevice, left-to-right sum on the first value's device)
@@ -436,36 +436,3 @@ def _describe(value):
     if isinstance(value, (list, tuple)):
         return 'a %s of %s' % (type(value).__name__, sorted({type(v).__name__ for v in value}) or 'nothing')
     return type(value).__name__
-
-
-# ---------------------------------------------------------------- create
-def create(name='local'):
-    """A new KVStore.
-
-    ``'local'`` (also ``'local_update_cpu'``, ``'local_allreduce_cpu'``) sums on
-    the CPU; ``'device'`` (also ``'local_allreduce_device'``) sums on the
-    first value's device.  Names are case-insensitive.  Names containing
-    ``dist`` ask for a distributed store, which runs over MPI.  A class
-    registered with ``KVStoreBase.register`` is found by its lower-cased name.
-    """
-    if not isinstance(name, string_types):
-        raise _KVTypeError('kvstore.create: the name must be a str such as "local", got %s %r'
-                           % (type(name).__name__, name))
-    key = name.lower()
-    if key in KVStoreBase.kv_registry:
-        return KVStoreBase.kv_registry[key]()
-    if key in LOCAL_TYPES:
-        return KVStore(key)
-    if 'dist' in key:
-        return _create_dist(key)
-    if key in _UNAVAILABLE:
-        raise KVStoreError('kvstore.create(%r): this store is not available in reflib: %s' % (name, _UNAVAILABLE[key]))
-    raise KVStoreError('kvstore.create(%r): unknown KVStore type; reflib has %s and the distributed '
-                       '"dist_sync" (and registered ones: %s)'
-                       % (name, ', '.join(repr(t) for t in LOCAL_TYPES), sorted(KVStoreBase.kv_registry) or 'none'))
-
-
-def _create_dist(name):
-    """A distributed store (``dist.py``): over MPI under mpiexec, else worker 0 of 1 with local servers."""
-    from . import dist
-    return dist.create(name)

@@ -231,11 +231,23 @@ def start_if_distributed():
         return
     the_cluster = cluster()
     if the_cluster.is_server:
-        from .server import serve
         serve(the_cluster)
         the_cluster.note('finished')
         raise SystemExit(0)
     atexit.register(_leave, the_cluster)
+
+
+def serve(the_cluster):
+    """A server rank's whole life: answer requests until every worker has left."""
+    # imported here, not at the top: this module is imported by ``import reflib`` before the
+    # optimizers and arrays a server needs (server.py imports them) exist
+    from .server import KVServer
+    server = KVServer(the_cluster.index, the_cluster.num_workers)
+    while not server.finished:
+        source, request = the_cluster.receive(REQUEST)
+        for worker, reply in server.handle(source, request):
+            the_cluster.reply(worker, reply)
+    the_cluster.flush()
 
 
 def _leave(the_cluster):

@@ -46,7 +46,7 @@ from ..context import cpu
 from ..ndarray.ndarray import NDArray
 from ..optimizer.updater import get_updater, loads_sent
 
-__all__ = ['KVServer', 'serve']
+__all__ = ['KVServer']
 
 
 class _Key:
@@ -251,13 +251,3 @@ def _workers(indices):
     named = ['%d (rank %d)' % (w, w) for w in sorted(indices)]
     return 'worker%s %s' % ('s' if len(named) > 1 else '', ' and '.join(named))
 
-
-def serve(the_cluster):
-    """A server rank's whole life: answer requests until every worker has left."""
-    server = KVServer(the_cluster.index, the_cluster.num_workers)
-    from .mpi import REQUEST
-    while not server.finished:
-        source, request = the_cluster.receive(REQUEST)
-        for worker, reply in server.handle(source, request):
-            the_cluster.reply(worker, reply)
-    the_cluster.flush()
