@@ -9,6 +9,7 @@ says so clearly until then); methods NDArray and Symbol define themselves (``res
 """
 
 from .base import MXNetError
+from .operator import registry
 
 __all__ = ['FLUENT_METHODS', 'fluent_method']
 
@@ -32,7 +33,6 @@ def fluent_method(owner, name, invoke, kind):
     """
     if name not in FLUENT_METHODS:
         raise AttributeError('%r object has no attribute %r' % (kind, name))
-    from .operator import registry
     try:
         registry.get(name)
     except MXNetError:

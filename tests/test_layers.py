@@ -14,9 +14,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 LAYERS = [
     ('reflib.base', 'reflib.context', 'reflib.shapes', 'reflib.generators', 'reflib.util', 'reflib.threads'),
-    ('reflib.operator',),
+    ('reflib.operator', 'reflib.fluent'),
     ('reflib.symbol',),
-    ('reflib.ndarray', 'reflib.random', 'reflib.fluent'),
+    ('reflib.ndarray', 'reflib.random'),
     ('reflib.executor',),
 ]
 
@@ -24,8 +24,6 @@ LAYERS = [
 UPWARD = {
     # Symbol.bind/simple_bind make an Executor: MXNet's API ties the two (a genuine cycle)
     ('reflib.symbol.symbol', 'reflib.executor'),
-    # the fluent methods (x.argmax(), ...) are attached to Symbol from the module that lists them
-    ('reflib.symbol.symbol', 'reflib.fluent'),
 }
 
 

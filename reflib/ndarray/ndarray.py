@@ -21,6 +21,7 @@ import numpy as np
 
 from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
+from ..fluent import fluent_method
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
@@ -196,8 +197,7 @@ class NDArray:
         # that name, found when asked for (see reflib/fluent.py)
         if name.startswith('__'):
             raise AttributeError(name)
-        from ..fluent import fluent_method
-        from .op_functions import invoke
+        from .op_functions import invoke     # op_functions builds on this module: imported on use
         return fluent_method(self, name, invoke, 'NDArray')
 
     def tostype(self, stype):

@@ -23,6 +23,7 @@ from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTY
 from .. import operator as _ops
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
 from .naming import NameManager
+from ..fluent import fluent_method
 from .positional import normalize_call, param_string  # noqa: F401  (param_string: its old home)
 
 __all__ = ['Symbol', 'Variable', 'var', 'Group', 'invoke']
@@ -477,7 +478,6 @@ class Symbol:
         # that name, found when asked for (see reflib/fluent.py)
         if name.startswith('__'):
             raise AttributeError(name)
-        from ..fluent import fluent_method
         return fluent_method(self, name, invoke, 'Symbol')
 
 
