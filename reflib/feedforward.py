@@ -55,6 +55,7 @@ from .callback import LogValidationMetricsCallback
 from .context import Context, cpu
 from .initializer import Uniform
 from .io import DataDesc
+from .io.dataiter import data_descs
 from .feedforward_train import _call_each, train
 from .model import BatchEndParam, load_checkpoint, save_checkpoint
 from .symbol import Symbol
@@ -167,7 +168,7 @@ class FeedForward:
     def _init_params(self, inputs):
         """New ``arg_params``/``aux_params`` for every non-input argument and aux state:
         copied from the given ones, else filled by the initializer."""
-        inputs = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in inputs]
+        inputs = data_descs(inputs, 'inputs')
         shapes = {d.name: tuple(d.shape) for d in inputs}
         arg_names = self.symbol.list_arguments()
         strangers = [name for name in shapes if name not in arg_names]

@@ -30,7 +30,7 @@ but not the layout (it becomes the default 'NCHW').
 import threading
 
 from ..base import MXNetError
-from .dataiter import DataBatch, DataDesc, DataIter
+from .dataiter import DataBatch, DataDesc, DataIter, data_descs
 
 __all__ = ['PrefetchingIter']
 
@@ -111,7 +111,7 @@ def _renamed(descs, renames, which):
     out = []
     for i, (descs_i, rename) in enumerate(zip(descs, renames)):
         for desc in descs_i:
-            desc = desc if isinstance(desc, DataDesc) else DataDesc(*desc)
+            desc = data_descs([desc], which)[0]
             if desc.name not in rename:
                 raise MXNetError('PrefetchingIter: %s[%d] has no new name for %r (it renames %s)'
                                  % (which, i, desc.name, sorted(rename)))

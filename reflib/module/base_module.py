@@ -23,6 +23,7 @@ from ..base import MXNetError
 from .. import ndarray as nd
 from .. import metric as _metric
 from ..io import DataBatch, DataDesc, DataIter
+from ..io.dataiter import data_descs
 from ..model import BatchEndParam, params_bytes, split_params
 from ..util import atomic_write_bytes
 from ..initializer import Uniform
@@ -57,35 +58,14 @@ def _check_input_names(symbol, names, typename, throw):
 
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     """DataDesc lists from (name, shape) pairs, checked against the module's input names."""
-    data_shapes = _descs(data_shapes, 'data_shapes')
+    data_shapes = data_descs(data_shapes, 'data_shapes')
     _check_names_match(data_names, data_shapes, 'data', True)
     if label_shapes is not None:
-        label_shapes = _descs(label_shapes, 'label_shapes')
+        label_shapes = data_descs(label_shapes, 'label_shapes')
         _check_names_match(label_names, label_shapes, 'label', False)
     else:
         _check_names_match(label_names, [], 'label', False)
     return data_shapes, label_shapes
-
-
-def _descs(given, what):
-    """DataDescs from a list of DataDesc or (name, shape) pairs; anything else is refused by name."""
-    example = "[('data', (32, 784))]"
-    if isinstance(given, DataDesc):
-        given = [given]
-    if not isinstance(given, (list, tuple)) or (given and isinstance(given[0], str)):
-        raise MXNetError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; got %r (a single '
-                         'pair needs the list around it)' % (what, example, given))
-    descs = []
-    for item in given:
-        if isinstance(item, DataDesc):
-            descs.append(item)
-            continue
-        if not (isinstance(item, (list, tuple)) and len(item) >= 2 and isinstance(item[0], str)
-                and isinstance(item[1], (list, tuple))):
-            raise MXNetError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; the entry %r '
-                             'is neither' % (what, example, item))
-        descs.append(DataDesc(*item))
-    return descs
 
 
 def _check_names_match(names, shapes, what, throw):

@@ -19,6 +19,7 @@ from ..base import MXNetError, ShapeError
 from ..context import cpu
 from .. import ndarray as nd
 from ..io import DataDesc
+from ..io.dataiter import data_descs
 
 __all__ = ['DataParallelExecutorGroup', 'split_input_slice', 'merge_outputs']
 
@@ -46,12 +47,6 @@ def split_input_slice(batch_size, work_load_list):
                              'samples' % (batch_size, list(work_load_list)))
         slices.append(slice(begin, end))
     return slices
-
-
-def _as_desc(shapes):
-    if shapes is None:
-        return None
-    return [s if isinstance(s, DataDesc) else DataDesc(*s) for s in shapes]
 
 
 def _slice_along(array, axis, islice):
@@ -139,7 +134,7 @@ class DataParallelExecutorGroup:
         self.output_names = symbol.list_outputs()
         self.execs = []
         self._default_execs = None
-        data_names = [d.name for d in _as_desc(data_shapes)]
+        data_names = [d.name for d in data_descs(data_shapes)]
         self.grad_req = self._grad_reqs(grad_req, data_names)
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
@@ -207,7 +202,7 @@ class DataParallelExecutorGroup:
             raise
 
     def _bind_exec(self, data_shapes, label_shapes, shared_group, reshape):
-        data_shapes, label_shapes = _as_desc(data_shapes), _as_desc(label_shapes)
+        data_shapes, label_shapes = data_descs(data_shapes), data_descs(label_shapes)
         self.data_layouts = self.decide_slices(data_shapes)
         self.label_layouts = None
         if label_shapes is not None:
@@ -275,7 +270,7 @@ class DataParallelExecutorGroup:
 
     def reshape(self, data_shapes, label_shapes):
         """Re-bind for new input shapes, keeping (sharing) every parameter array."""
-        data_shapes, label_shapes = _as_desc(data_shapes), _as_desc(label_shapes)
+        data_shapes, label_shapes = data_descs(data_shapes), data_descs(label_shapes)
         if data_shapes == self.data_shapes and label_shapes == self.label_shapes:
             return
         self.bind_exec(data_shapes, label_shapes, reshape=True)

@@ -36,6 +36,7 @@ from .. import optimizer as opt
 from .. import kvstore as kvs
 from ..initializer import Uniform, InitDesc
 from ..io import DataDesc
+from ..io.dataiter import data_descs
 from .. import checkpoint
 from ..model import load_checkpoint, save_checkpoint
 from ..util import atomic_write_bytes
@@ -416,7 +417,7 @@ class Module(BaseModule):
                 # say that forward re-binds for a batch of new shape, and which shapes; the
                 # error keeps its class (ShapeError, say)
                 msg = ('forward: the batch has data shapes %s, the module was bound for %s, and re-binding '
-                       'for the new shapes failed: %s' % ([(d.name, d.shape) for d in _descs(new_dshape)],
+                       'for the new shapes failed: %s' % ([(d.name, d.shape) for d in data_descs(new_dshape)],
                                                           [(d.name, d.shape) for d in self._data_shapes], err))
                 try:
                     wrapped = type(err)(msg)
@@ -502,10 +503,6 @@ class Module(BaseModule):
     def install_monitor(self, mon):
         self._require('install_monitor')
         self._exec_group.install_monitor(mon)
-
-
-def _descs(shapes):
-    return [d if isinstance(d, DataDesc) else DataDesc(*d) for d in shapes]
 
 
 def _create_kvstore(kvstore, num_device, arg_params):
