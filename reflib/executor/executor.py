@@ -33,7 +33,7 @@ __all__ = ['Executor', 'simple_bind']
 _GRAD_REQS = ('write', 'add', 'null')
 
 
-def _as_list(what, values, names, allow_missing=False):
+def _arrays_by_name(what, values, names, allow_missing=False):
     """Arrays in ``names`` order from a list or a dict.
 
     A dict may hold more names than the symbol has: MXNet ignores them, which is what lets one
@@ -121,12 +121,12 @@ class Executor:
         self._arg_names, self._aux_names = arg_names, aux_names
         self._output_names = symbol.list_outputs()
 
-        self.arg_arrays = _as_list('args', args, arg_names)
+        self.arg_arrays = _arrays_by_name('args', args, arg_names)
         for name, arr in zip(arg_names, self.arg_arrays):
             if not isinstance(arr, NDArray):
                 raise BindError('bind: argument %r must be an NDArray, got %s' % (name, type(arr).__name__))
         # one gradient array (or None) per argument; kept even under 'null' (then never written)
-        self._grads = _as_list('args_grad', args_grad, arg_names, allow_missing=True)
+        self._grads = _arrays_by_name('args_grad', args_grad, arg_names, allow_missing=True)
         # MXNet: bind without args_grad leaves exe.grad_arrays None, not a list of Nones
         self.grad_arrays = None if args_grad is None else self._grads
         reqs = _grad_reqs(grad_req, arg_names)
@@ -134,7 +134,7 @@ class Executor:
         self._grad_req = [r if g is not None else 'null' for r, g in zip(reqs, self._grads)]
         if aux_names and aux_states is None:
             raise BindError('bind: the symbol has auxiliary states %s; pass aux_states' % aux_names)
-        self.aux_arrays = _as_list('aux_states', aux_states or [], aux_names)
+        self.aux_arrays = _arrays_by_name('aux_states', aux_states or [], aux_names)
         for name, arr in zip(aux_names, self.aux_arrays):
             if not isinstance(arr, NDArray):
                 raise BindError('bind: auxiliary state %r must be an NDArray, got %s' % (name, type(arr).__name__))

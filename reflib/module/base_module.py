@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, _as_list
 from .. import ndarray as nd
 from .. import metric as _metric
 from ..io import DataBatch, DataDesc, DataIter
@@ -34,10 +34,6 @@ __all__ = ['BaseModule', 'ModuleStateError']
 
 class ModuleStateError(MXNetError, RuntimeError):
     """A Module method was called before the step it depends on (bind, init_params, ...)."""
-
-
-def _as_list(obj):
-    return obj if isinstance(obj, (list, tuple)) else [obj]
 
 
 def _check_input_names(symbol, names, typename, throw):
