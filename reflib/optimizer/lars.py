@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from ..ndarray import zeros
-from .optimizer import (Optimizer, register, _check_dense, _clip, _clip_enabled, _compute_type,
-                        _hyper, _is_fp16, _param, _raw, _store)
+from .optimizer import (ImplementedUpdate, Optimizer, register, _check_dense, _clip, _clip_enabled,
+                        _compute_type, _hyper, _is_fp16, _param, _raw, _store)
 from .sgd import _MomentumState, sgd_step
 
 __all__ = ['LARS', 'LBSGD', 'LAMB']
@@ -32,7 +32,7 @@ def _no_lars(name):
 
 # ---------------------------------------------------------------- LARS
 @register
-class LARS(_MomentumState, Optimizer):
+class LARS(ImplementedUpdate, _MomentumState, Optimizer):
     """LARS (You et al. 2017): SGD with momentum whose learning rate is scaled per weight.
 
     For every weight whose name does not end in ``gamma``, ``beta`` or ``bias`` (names
@@ -106,14 +106,6 @@ class LARS(_MomentumState, Optimizer):
                 lr = xp.where((w_norm > 0) & (g_sum_sq > 0), scaled, lr)
             mom, master = s if multi_precision else (s, None)
             sgd_step(w, g, mom, master, lr, wd, momentum, self.rescale_grad, self.clip_gradient)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and _is_fp16(first))
 
 
 # ---------------------------------------------------------------- LBSGD
@@ -224,7 +216,7 @@ def _plain_sum_sq(arr):
 
 # ---------------------------------------------------------------- LAMB
 @register
-class LAMB(Optimizer):
+class LAMB(ImplementedUpdate, Optimizer):
     """LAMB (You et al. 2019): Adam's direction, scaled per weight by a trust ratio.
 
     With ``g = clip(rescale_grad * grad, clip_gradient)`` (clipping only for a positive
@@ -323,11 +315,3 @@ class LAMB(Optimizer):
             steps.append((self._index_update_count[i], self._get_lr(i), self._get_wd(i)))
         for i, w, g, s, (t, lr, wd) in zip(index, weight, grad, state, steps):
             self._step(i, w, g, s, lr, wd, t, multi_precision, from_list=True)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and _is_fp16(first))

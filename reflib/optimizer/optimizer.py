@@ -362,3 +362,15 @@ register = Optimizer.register
 create = Optimizer.create_optimizer
 
 
+class ImplementedUpdate:
+    """``update`` and ``update_multi_precision`` of an optimizer whose work is all in
+    ``_update_impl(index, weight, grad, state, multi_precision)`` (one weight or a list of
+    them): SGD, LARS and LAMB share these two, as MXNet's do."""
+
+    def update(self, index, weight, grad, state):
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        first = weight[0] if isinstance(index, (list, tuple)) else weight
+        self._update_impl(index, weight, grad, state,
+                          multi_precision=self.multi_precision and _is_fp16(first))

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import random as _random
 from ..ndarray import zeros
-from .optimizer import (Optimizer, OptimizerError, register, _check_dense, _clip, _clip_enabled,
-                        _compute_type, _hyper, _is_fp16, _lr_times_grad, _param, _raw, _store)
+from .optimizer import (ImplementedUpdate, Optimizer, OptimizerError, register, _check_dense, _clip,
+                        _clip_enabled, _compute_type, _hyper, _is_fp16, _lr_times_grad, _param, _raw, _store)
 
 __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'Test', 'sgd_step']
 
@@ -73,7 +73,7 @@ def sgd_step(weight, grad, mom, master, lr, wd, momentum, rescale_grad, clip_gra
 
 
 @register
-class SGD(_MomentumState, Optimizer):
+class SGD(ImplementedUpdate, _MomentumState, Optimizer):
     """Stochastic gradient descent, with optional momentum.
 
     With ``g = clip(rescale_grad * grad, clip_gradient)`` and per-weight ``lr``,
@@ -115,14 +115,6 @@ class SGD(_MomentumState, Optimizer):
                 mom, master = s, None
             sgd_step(w, g, mom, master, lr, wd, self.momentum, self.rescale_grad,
                      self.clip_gradient)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and _is_fp16(first))
 
 
 # ---------------------------------------------------------------- NAG
