@@ -123,3 +123,25 @@ class DataIter:
 
     def getpad(self):
         return 0
+
+
+class BatchAtHand:
+    """``next`` and ``getdata``/``getlabel``/``getindex``/``getpad`` of an iterator that keeps
+    the whole batch it is at in ``current_batch`` (ResizeIter and PrefetchingIter, as in MXNet)."""
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad

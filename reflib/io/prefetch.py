@@ -30,7 +30,7 @@ but not the layout (it becomes the default 'NCHW').
 import threading
 
 from ..base import MXNetError
-from .dataiter import DataBatch, DataDesc, DataIter, data_descs
+from .dataiter import BatchAtHand, DataBatch, DataDesc, DataIter, data_descs
 
 __all__ = ['PrefetchingIter']
 
@@ -119,7 +119,7 @@ def _renamed(descs, renames, which):
     return out
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(BatchAtHand, DataIter):
     """Batches of ``iters`` (one DataIter or a list), each read ahead in its own thread."""
 
     def __init__(self, iters, rename_data=None, rename_label=None):
@@ -170,23 +170,6 @@ class PrefetchingIter(DataIter):
                                        pads[0], batches[0].index,
                                        provide_data=self.provide_data, provide_label=self.provide_label)
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
     def close(self, timeout=5.0):
         """Stop and join the threads (each waits at most ``timeout`` seconds)."""

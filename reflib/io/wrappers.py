@@ -3,12 +3,12 @@
 ``PrefetchingIter`` (reading ahead in threads) is in prefetch.py.
 """
 
-from .dataiter import DataIter
+from .dataiter import BatchAtHand, DataIter
 
 __all__ = ['ResizeIter']
 
 
-class ResizeIter(DataIter):
+class ResizeIter(BatchAtHand, DataIter):
     """Make ``data_iter`` last exactly ``size`` batches per epoch.
 
     When the wrapped iterator runs out it is reset and read on, so an epoch may end
@@ -53,20 +53,3 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
