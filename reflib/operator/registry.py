@@ -163,11 +163,6 @@ def _literal(text):
     return ast.literal_eval(text.strip())
 
 
-def _format(value):
-    """The string MXNet's Python front end stores for a parameter value (``str(v)``)."""
-    return str(value)
-
-
 class Params:
     """Parsed parameters of one node, readable as attributes (``p.num_hidden``)."""
 
@@ -273,10 +268,6 @@ class Operator:
                     raise ParamError('%s: required parameter %r is missing' % (self.name, key))
                 values[key] = spec.default
         return Params(values)
-
-    @staticmethod
-    def format_param(value):
-        return _format(value)
 
     # ------------------------------------------------------------- structure
     def inputs(self, p):
