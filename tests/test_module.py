@@ -709,3 +709,18 @@ def test_a_kvstorebase_subclass_is_accepted_and_asked_about_its_capabilities():
     mod.init_params(mx.init.Xavier())
     mod.init_optimizer(kvstore=store)
     assert mod._kvstore is store and mod._update_on_kvstore is False
+
+
+def test_the_rebind_decision_is_a_pure_function_of_shapes_and_batch():
+    from reflib.module.module import _shapes_to_rebind
+    from reflib.io import DataBatch, DataDesc
+    data, label = [DataDesc('data', (4, 3))], [DataDesc('softmax_label', (4,))]
+    same = DataBatch([mx.nd.zeros((4, 3))], [mx.nd.zeros((4,))])
+    assert _shapes_to_rebind(data, label, ['softmax_label'], same) is None
+    bigger = DataBatch([mx.nd.zeros((6, 3))], [mx.nd.zeros((6,))])
+    new_data, new_label = _shapes_to_rebind(data, label, ['softmax_label'], bigger)
+    assert [(d.name, d.shape) for d in new_data] == [('data', (6, 3))]
+    assert [(d.name, d.shape) for d in new_label] == [('softmax_label', (6,))]
+    # bound without labels (an unlabelled batch came before), and now labels are back
+    new_data, new_label = _shapes_to_rebind(data, None, ['softmax_label'], same)
+    assert [(d.name, d.shape) for d in new_label] == [('softmax_label', (4,))]

@@ -387,30 +387,9 @@ class Module(BaseModule):
         """Run the executors on a batch; a batch of new shape re-binds (reshape) first."""
         self._require('forward', params=True)
         self._check_batch(data_batch, is_train)
-        current = tuple(d.shape for d in self._data_shapes)
-        new = tuple(d.shape for d in data_batch.data)
-        # an unlabelled batch of another size re-binds without labels (label_shapes None);
-        # a labelled batch must then re-bind with them even at an unchanged data shape.  MXNet
-        # 1.9.1 skips that re-bind and silently computes with the stale label arrays.
-        labels_back = bool(self._label_shapes is None and self._bound_label_names
-                           and getattr(data_batch, 'label', None))
-        if current != new or labels_back:
-            if getattr(data_batch, 'provide_data', None):
-                new_dshape = data_batch.provide_data
-            else:
-                new_dshape = [DataDesc(d.name, shape, d.dtype, d.layout)
-                              for d, shape in zip(self._data_shapes, new)]
-            if getattr(data_batch, 'provide_label', None):
-                new_lshape = data_batch.provide_label
-            elif getattr(data_batch, 'label', None) and self._label_shapes:
-                new_lshape = [DataDesc(d.name, l.shape, d.dtype, d.layout)
-                              for d, l in zip(self._label_shapes, data_batch.label)]
-            elif labels_back:
-                # (MXNet 1.9.1 fails here, zipping label_shapes None)
-                new_lshape = [DataDesc(name, l.shape, l.dtype)
-                              for name, l in zip(self._bound_label_names, data_batch.label)]
-            else:
-                new_lshape = None
+        shapes = _shapes_to_rebind(self._data_shapes, self._label_shapes, self._bound_label_names, data_batch)
+        if shapes is not None:
+            new_dshape, new_lshape = shapes
             try:
                 self.reshape(new_dshape, new_lshape)
             except MXNetError as err:
@@ -534,3 +513,33 @@ def _create_kvstore(kvstore, num_device, arg_params):
     else:
         update_on_kvstore &= kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
     return kv, update_on_kvstore
+
+
+def _shapes_to_rebind(data_shapes, label_shapes, bound_label_names, batch):
+    """``(data DataDescs, label DataDescs or None)`` to re-bind for ``batch``, or None when the
+    module's bound shapes serve it: forward's decision, with nothing else to know.
+
+    A batch of other data shapes re-binds.  An unlabelled batch of another size re-binds
+    without labels (``label_shapes`` None); a labelled batch must then re-bind with them even
+    at an unchanged data shape (MXNet 1.9.1 skips that re-bind and silently computes with the
+    stale label arrays).
+    """
+    current = tuple(d.shape for d in data_shapes)
+    new = tuple(d.shape for d in batch.data)
+    labels_back = bool(label_shapes is None and bound_label_names and getattr(batch, 'label', None))
+    if current == new and not labels_back:
+        return None
+    if getattr(batch, 'provide_data', None):
+        new_dshape = batch.provide_data
+    else:
+        new_dshape = [DataDesc(d.name, shape, d.dtype, d.layout) for d, shape in zip(data_shapes, new)]
+    if getattr(batch, 'provide_label', None):
+        new_lshape = batch.provide_label
+    elif getattr(batch, 'label', None) and label_shapes:
+        new_lshape = [DataDesc(d.name, l.shape, d.dtype, d.layout) for d, l in zip(label_shapes, batch.label)]
+    elif labels_back:
+        # (MXNet 1.9.1 fails here, zipping label_shapes None)
+        new_lshape = [DataDesc(name, l.shape, l.dtype) for name, l in zip(bound_label_names, batch.label)]
+    else:
+        new_lshape = None
+    return new_dshape, new_lshape
