@@ -201,17 +201,23 @@ def _roll_forward(prefix, epoch, entries, directory):
                               % (prefix, epoch, err)) from err
 
 
+def _pending_entries(prefix, epoch):
+    """The checked entries of this checkpoint's journal, or None when no save is pending."""
+    journal = journal_path(prefix, epoch)
+    if not os.path.exists(journal):
+        return None
+    record = 'the checkpoint journal %s' % journal
+    return _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
+
+
 def recover(prefix, epoch):
     """Finish a save of this checkpoint that a crash interrupted after its commit point.
 
     A writer's step (``save_files`` calls it first); loading never does."""
-    journal = journal_path(prefix, epoch)
-    if not os.path.exists(journal):
-        return
-    record = 'the checkpoint journal %s' % journal
-    entries = _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
-    directory = os.path.dirname(os.path.realpath(journal))
-    _roll_forward(prefix, epoch, entries, directory)
+    entries = _pending_entries(prefix, epoch)
+    if entries is not None:
+        directory = os.path.dirname(os.path.realpath(journal_path(prefix, epoch)))
+        _roll_forward(prefix, epoch, entries, directory)
 
 
 def exists(prefix, epoch, path):
@@ -219,12 +225,8 @@ def exists(prefix, epoch, path):
     lists it, the file still under its temporary name)."""
     if os.path.exists(path):
         return True
-    journal = journal_path(prefix, epoch)
-    if not os.path.exists(journal):
-        return False
-    record = 'the checkpoint journal %s' % journal
-    entries = _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
-    return os.path.basename(path) in {target for target, _, _ in entries}
+    entries = _pending_entries(prefix, epoch)
+    return entries is not None and os.path.basename(path) in {target for target, _, _ in entries}
 
 
 def files_to_read(prefix, epoch, paths, shared=()):
@@ -235,14 +237,13 @@ def files_to_read(prefix, epoch, paths, shared=()):
     is the journal's: a file the interrupted save has not renamed yet is read from its
     temporary file, and each is checked against the journal's digest.
     """
-    journal = journal_path(prefix, epoch)
-    if not os.path.exists(journal):
+    entries = _pending_entries(prefix, epoch)
+    if entries is None:
         for path in list(paths) + list(shared):
             sweep_temps(os.path.realpath(path))       # what killed saves left, once no save is pending
         verify(prefix, epoch, paths, shared)
         return {path: path for path in list(paths) + list(shared)}
-    record = 'the checkpoint journal %s' % journal
-    entries = _entries(prefix, _read_json(journal, 'the checkpoint journal'), record, journal=True)
+    journal = journal_path(prefix, epoch)
     directory = os.path.dirname(os.path.realpath(journal))
     pending = {target: (temp, digest) for target, temp, digest in entries}
     chosen = {}

@@ -26,7 +26,6 @@ so that reflib's own ``import cupy`` finds it; reflib itself is not changed for 
 It is never "GPU support": only a real device proves that (bench/gpu_check.py).
 """
 
-import builtins
 import contextlib
 import json
 import operator
@@ -696,4 +695,3 @@ def install():
 
 cupy = _cupy
 cupyx = _cupyx
-del builtins

@@ -23,7 +23,7 @@ from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
 from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
-from ..shapes import shape_is_known
+from ..shapes import prod, shape_is_known
 from .plan import build_plan
 from .memory import check_fits, plan_memory
 from ..threads import governor
@@ -182,8 +182,8 @@ class Executor:
             if not shape_is_known(shape):
                 raise ShapeError('bind: cannot infer the shape of output %r' % node.output_name(i))
             heads.append((shape, plan.slot_ctx[slot], dtype, node.output_name(i)))
-        check_fits([(ctx, _nbytes(shape, dtype), 'output %r %s %s' % (name, tuple(shape), dtype.name))
-                    for shape, ctx, dtype, name in heads], 'bind')
+        check_fits([(ctx, prod(shape) * dtype.itemsize, (name, shape, dtype)) for shape, ctx, dtype, name in heads],
+                   'bind', lambda h: 'output %r %s %s' % (h[0], tuple(h[1]), h[2].name))
         for shape, ctx, dtype, _ in heads:
             self.outputs.append(zeros(shape, ctx, dtype))
         # backward needs the forward's intermediates; MXNet allows backward after *any* forward
@@ -262,7 +262,7 @@ class Executor:
         buffers = [None] * len(blocks)
         taken = set()
         self._borrowed_bytes = 0
-        check_fits([(b.ctx, b.nbytes, self._describe_block(b)) for b in blocks], 'bind')
+        new = []                             # the blocks no pooled buffer serves
         for block in sorted(blocks, key=lambda b: -b.nbytes):
             nbytes = max(block.nbytes, 1)
             fits = [(buf.nbytes, k) for k, (ctx, buf) in enumerate(self._memory_pool)
@@ -271,12 +271,15 @@ class Executor:
                 k = min(fits)[1]
                 buffers[block.index] = self._memory_pool[k][1][:nbytes]
                 self._borrowed_bytes += nbytes
+                taken.add(k)
             else:
-                with block.ctx.device_scope():
-                    buffers[block.index] = block.ctx.xp.empty(nbytes, dtype=np.uint8)
-                k = len(self._memory_pool)
-                self._memory_pool.append((block.ctx, buffers[block.index]))
-            taken.add(k)
+                new.append(block)
+        # only what must be allocated counts; refused before any of it is
+        check_fits([(b.ctx, b.nbytes, b) for b in new], 'bind', self._describe_block)
+        for block in new:
+            with block.ctx.device_scope():
+                buffers[block.index] = block.ctx.xp.empty(max(block.nbytes, 1), dtype=np.uint8)
+            self._memory_pool.append((block.ctx, buffers[block.index]))
         return buffers
 
     def _describe_block(self, block):
@@ -674,14 +677,6 @@ def _mb(nbytes):
     return '%.3f MB (%d bytes)' % (nbytes / 2 ** 20, nbytes)
 
 
-def _nbytes(shape, dtype):
-    """Bytes of an array, in Python integers (a product of huge dimensions must not wrap)."""
-    count = 1
-    for d in shape:
-        count *= int(d)
-    return count * np.dtype(dtype).itemsize
-
-
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None):
     """Infer every shape from the given input shapes, allocate all arrays, and bind.
@@ -750,14 +745,13 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     # refused before anything is allocated if it cannot fit (numpy's MemoryError names nothing)
     needs = []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
-        what = 'argument %r %s %s' % (name, tuple(shape), np.dtype(dtype).name)
-        needs.append((place(name), _nbytes(shape, dtype), what))
+        nbytes = prod(shape) * np.dtype(dtype).itemsize
+        needs.append((place(name), nbytes, ('argument', name, shape, dtype)))
         if req != 'null':
-            needs.append((place(name), _nbytes(shape, dtype), 'the gradient of %r' % name))
-    for name, shape, dtype in zip(aux_names, aux_shapes, aux_types):
-        what = 'auxiliary state %r %s %s' % (name, tuple(shape), np.dtype(dtype).name)
-        needs.append((place(name), _nbytes(shape, dtype), what))
-    check_fits(needs, 'simple_bind')
+            needs.append((place(name), nbytes, ('the gradient of', name, shape, dtype)))
+    needs += [(place(n), prod(s) * np.dtype(t).itemsize, ('auxiliary state', n, s, t))
+              for n, s, t in zip(aux_names, aux_shapes, aux_types)]
+    check_fits(needs, 'simple_bind', lambda d: '%s %r %s %s' % (d[0], d[1], tuple(d[2]), np.dtype(d[3]).name))
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         if name in shared_names:

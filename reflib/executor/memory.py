@@ -307,10 +307,10 @@ def format_bytes(n):
         n /= 1024.0
 
 
-def check_fits(needs, what):
+def check_fits(needs, what, describe):
     """Refuse, before allocating, a bind whose arrays cannot fit: ``needs`` is a list of
-    ``(ctx, nbytes, description)``; the error gives the total, what is available, and the
-    largest array by name (numpy's own MemoryError names none of them)."""
+    ``(ctx, nbytes, item)``; the error gives the total, what is available, and the largest
+    array by name, ``describe(item)`` (asked only then: numpy's own MemoryError names none)."""
     totals = {}
     for ctx, nbytes, _ in needs:
         totals[ctx] = totals.get(ctx, 0) + nbytes
@@ -318,7 +318,7 @@ def check_fits(needs, what):
         available = available_bytes(ctx)
         if available is None or total <= available:
             continue
-        nbytes, description = max((n, d) for c, n, d in needs if c == ctx)
+        nbytes, item = max(((n, i) for c, n, i in needs if c == ctx), key=lambda pair: pair[0])
         raise BindError('%s: the arrays need %s on %s, but %s are available; the largest is %s, %s'
-                        % (what, format_bytes(total), ctx, format_bytes(available), description,
+                        % (what, format_bytes(total), ctx, format_bytes(available), describe(item),
                            format_bytes(nbytes)))

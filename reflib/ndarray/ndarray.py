@@ -22,15 +22,16 @@ import numpy as np
 from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
 from ..fluent import fluent_method
+from ..operator.common import to_host
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
            'to_numpy', 'move', 'norm']
 
 
-def to_numpy(x):
-    """A numpy view/copy of a numpy or cupy array (a numpy scalar passes as it is)."""
-    return x if isinstance(x, (np.ndarray, np.generic)) else x.get()
+# a numpy view/copy of a numpy or cupy array (a numpy scalar passes as it is): the operators'
+# to_host, under the name NDArray's callers know
+to_numpy = to_host
 
 
 def move(x, ctx):

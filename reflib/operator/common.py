@@ -82,15 +82,16 @@ def is_numpy(xp):
 
 
 def to_host(x):
-    """A numpy copy of a device array, or ``x`` itself on the host.
+    """A numpy copy of a device array, or ``x`` itself on the host (numpy arrays and scalars).
 
     On a GPU this is a synchronisation: the host waits for every kernel queued before it
-    and copies the bytes back.  Operators call it only on the way to an error message.
+    and copies the bytes back.  Operators call it only on the way to an error message;
+    ``ndarray.to_numpy`` is this same function.
     """
     return x if isinstance(x, (np.ndarray, np.generic)) else x.get()
 
 
-def any_true(xp, mask):
+def any_true(mask):
     """Whether any element of the boolean array ``mask`` is true, as a Python bool.
 
     For checks whose answer decides what happens next (refuse a label out of range, say).

@@ -213,7 +213,7 @@ class CTCLoss(Operator):
         else:
             data_len = xp.full((batch,), steps, dtype=np.int64)
         used = xp.arange(width)[None, :] < label_len[:, None]
-        if any_true(xp, used & ((labels < 0) | (labels >= classes))):
+        if any_true(used & ((labels < 0) | (labels >= classes))):
             raise MXNetError("%s: input 'label' holds a symbol outside [0, %d) (the alphabet of data %s)"
                              % (self.name, classes, shape_str(data.shape)))
         blank = 0 if p.blank_label == 'first' else classes - 1
@@ -225,7 +225,7 @@ class CTCLoss(Operator):
             raise ShapeError('%s: input %r must have shape (%d,), got %s'
                              % (self.name, name, batch, shape_str(lengths.shape)))
         out = lengths.astype(np.int64)
-        if any_true(xp, (out < 0) | (out > most)):
+        if any_true((out < 0) | (out > most)):
             raise MXNetError('%s: input %r must hold lengths in [0, %d], got %s'
                              % (self.name, name, most, to_host(lengths)))
         return out

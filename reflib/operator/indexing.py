@@ -68,7 +68,7 @@ class Take(Operator):
         if p.mode == 'wrap':
             return _cut(xp, idx) % size
         bad = (idx < 0) | (idx > size - 1)
-        if any_true(xp, bad):
+        if any_true(bad):
             first = to_host(idx[bad].reshape(-1)[:1])[0]
             raise IndexRangeError("take: input 'indices' holds %s, out of range for an axis of size %d "
                                   "(mode='raise' needs 0 <= index <= %d)" % (float(first), size, size - 1))
@@ -245,7 +245,7 @@ def _nd_positions(op, xp, idx, shape):
         size = shape[axis]
         row = idx[axis]
         bad = (row < -size) | (row > size - 1)
-        if any_true(xp, bad):
+        if any_true(bad):
             raise IndexRangeError("%s: input 'indices' holds %s, out of bounds for axis %d with size %d"
                                   % (op, float(to_host(row[bad].reshape(-1)[:1])[0]), axis, size))
         pos = _cut(xp, row)

@@ -492,7 +492,7 @@ class SoftmaxCrossEntropy(Operator):
             raise ShapeError("%s: needs data (batch, classes) and label (batch,), got %s and %s"
                              % (self.name, _fmt(x.shape), _fmt(label.shape)))
         classes = _class_index(label)
-        if any_true(xp, (classes < 0) | (classes >= x.shape[1])):
+        if any_true((classes < 0) | (classes >= x.shape[1])):
             raise MXNetError('%s: every label must be a class index in [0, %d), got %s'
                              % (self.name, x.shape[1], to_host(label)))
         picked = self._log_softmax(xp, x)[xp.arange(x.shape[0]), classes]

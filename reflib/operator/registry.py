@@ -22,13 +22,13 @@ import ast
 import numpy as np
 
 from ..base import ParamError, ShapeError
-# the shape algebra lives below the operators (reflib/shapes.py); these names are also
-# reachable here, where older code and the chapters import them from
-from ..shapes import format_shape, merge_dtype, merge_shape, prod, shape_is_known
+# the shape algebra lives below the operators (reflib/shapes.py); chapter 3 shows merge_shape
+# as registry.merge_shape, where it lived before
+from ..shapes import format_shape, merge_shape, prod
 from ..generators import generator
 
 __all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
-           'Params', 'shape_is_known', 'merge_shape', 'merge_dtype', 'format_shape', 'prod']
+           'Params']
 
 _REGISTRY = {}
 
@@ -227,7 +227,7 @@ class OpEnv:
         (and its page faults) on every call.  What is in it is garbage, and nothing an
         operator returns may point into it.
         """
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        nbytes = prod(shape) * np.dtype(dtype).itemsize
         key = (self.ctx, name)
         buf = _WORKSPACES.get(key)
         if buf is None or buf.nbytes < nbytes:

@@ -238,7 +238,7 @@ class RNN(Operator):
             return None
         lengths = inputs[-1]
         bad = (lengths < 1) | (lengths > steps) | (lengths != xp.floor(lengths))
-        if any_true(xp, bad):
+        if any_true(bad):
             raise ShapeError("RNN: input 'sequence_length' must hold whole numbers in [1, %d] (the "
                              "sequence's length), got %s" % (steps, to_host(lengths).tolist()))
         return (xp.arange(steps)[:, None, None] < lengths[None, :, None]).astype(dtype)
