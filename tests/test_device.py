@@ -97,7 +97,10 @@ def test_fit_on_the_device_gives_the_cpus_parameters(model):
     symbol, flat = (mlp(), True) if model == 'mlp' else (lenet(), False)
     acc_cpu, params_cpu = fitted(symbol, mx.cpu(), flat)
     acc_dev, params_dev = fitted(symbol, CTX, flat)
-    assert acc_cpu > 0.8
+    # the initial weights come from the default context's generator, and a GPU's stream is
+    # not the CPU's (in MXNet too): LeNet reaches 0.88 from one and 0.75 from the other, so
+    # the bar is 'learned' (chance is 0.1); the device must then give the CPU's numbers
+    assert acc_cpu > 0.6
     assert abs(acc_dev - acc_cpu) <= 1 / 160          # one digit of 320 either way
     assert params_dev.keys() == params_cpu.keys()
     for name in params_cpu:

@@ -224,6 +224,20 @@ def test_histogram_values_on_edges_match_mxnet():
     np.testing.assert_array_equal(bounds, np.float32(h['bounds']))
 
 
+def test_histogram_counts_as_numpy_does_and_skips_nan_and_outliers():
+    # the counts come from positions in the sorted data (no mask, no bincount): the same
+    # bins as numpy's, right edge in the last bin, NaN and values outside the range nowhere
+    rng = np.random.RandomState(4)
+    x = np.round(rng.uniform(-1.5, 3.5, 400), 1).astype(np.float32)
+    x[::37] = np.nan
+    counts, _ = run('_histogram', [x], {'bin_cnt': 5, 'range': (0, 2)})
+    expected, _ = np.histogram(x[~np.isnan(x)], bins=5, range=(0, 2))
+    assert counts.tolist() == expected.tolist()
+    counts, _ = run('_histogram', [x, np.float32([-1, 0, 0.5, 3])], {})
+    expected, _ = np.histogram(x[~np.isnan(x)], bins=np.float32([-1, 0, 0.5, 3]))
+    assert counts.tolist() == expected.tolist()
+
+
 def test_arange_infer_range_takes_the_length_from_the_graph():
     case = GOLDEN.meta['infer_range']
     x = mx.sym.Variable('x')

@@ -262,3 +262,14 @@ def test_symbol_shape_errors_name_the_node():
     a, b = mx.sym.var('a'), mx.sym.var('b')
     with pytest.raises(MXNetError):
         mx.sym.linalg.gemm2(a, b, name='prod').infer_shape(a=(2, 3), b=(4, 5))
+
+
+@pytest.mark.parametrize('n', [0, 1, 2, 5, 17, 300, 3000])
+def test_triangle_indices_are_numpys_tril_indices(n):
+    """extracttrian/maketrian work their indices out arithmetically (cupy's tril_indices
+    waits on the device); they are numpy's, in numpy's order, for every offset."""
+    from reflib.operator.linalg_diag import _tril_index
+    for k in sorted({0, -1, -2, -n // 2, min(-n + 1, 0), -n, -n - 3}):
+        rows, cols = _tril_index(np, n, k)
+        want = np.tril_indices(n, k)
+        assert rows.tolist() == want[0].tolist() and cols.tolist() == want[1].tolist(), (n, k)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
-from .common import shape_str, normalize_axis
+from .common import shape_str, normalize_axis, is_numpy
 from ..base import ShapeError, MXNetError
 
 
@@ -380,7 +380,12 @@ class Potrf(_SameShape):
     def forward(self, p, env, inputs, aux):
         xp = env.xp
         try:
-            return [xp.linalg.cholesky(inputs[0])]
+            if is_numpy(xp):
+                return [xp.linalg.cholesky(inputs[0])]
+            # cupy reads the solver's status back (a synchronisation) only when asked to
+            import cupyx  # only on a device: reflib never needs cupy to import
+            with cupyx.errstate(linalg='raise'):
+                return [xp.linalg.cholesky(inputs[0])]
         except np.linalg.LinAlgError:
             raise _linalg_error(self.name, "input 'A' is not symmetric positive definite") from None
 

@@ -109,9 +109,26 @@ def _trian_index(xp, n, offset, lower):
     up, column by column: the lower triangle of the transpose.
     """
     if offset < 0 or (offset == 0 and lower):
-        return xp.tril_indices(n, offset)
-    rows, cols = xp.tril_indices(n, -offset)
+        return _tril_index(xp, n, offset)
+    rows, cols = _tril_index(xp, n, -offset)
     return cols, rows
+
+
+def _tril_index(xp, n, k):
+    """numpy's ``tril_indices(n, k)`` for k <= 0, computed where the arrays live.
+
+    Written out rather than called because cupy's ``tril_indices`` finds the entries with
+    ``nonzero``, which must wait for the device to learn how many there are.  Here the count
+    is known on the host: row r (from -k on) holds j + 1 entries, j = r + k, so entry t of
+    the flat list sits in the row j with j(j+1)/2 <= t < (j+1)(j+2)/2.
+    """
+    m = max(n + k, 0)
+    t = xp.arange(m * (m + 1) // 2, dtype=np.int64)
+    j = xp.floor((xp.sqrt(8 * t + 1) - 1) / 2).astype(np.int64)
+    # float64's square root can land one off for large t: step j back or on to the bracket
+    j = j - (j * (j + 1) // 2 > t)
+    j = j + ((j + 1) * (j + 2) // 2 <= t)
+    return j - k, t - j * (j + 1) // 2
 
 
 def _trian_side(length, offset):

@@ -338,12 +338,14 @@ class Histogram(Operator):
             edges = inputs[1].astype(inputs[0].dtype)
         # a value goes to the bin whose edges (as stored, in the data's dtype) hold it: MXNet
         # 1.9.1 puts a value equal to edge i into bin i also where (x - lo) * n / (hi - lo)
-        # rounds below i
-        n = edges.shape[0] - 1
-        inside = (x >= edges[0]) & (x <= edges[-1])
-        where = xp.searchsorted(edges, x, side='right') - 1
-        where = xp.minimum(where[inside], n - 1)
-        return [xp.bincount(where, minlength=n).astype(np.int64), edges]
+        # rounds below i.  Bin i holds edges[i] <= x < edges[i+1], the last bin its right
+        # edge too; counted as differences of positions in the sorted data, because a mask
+        # or bincount would make a GPU wait to learn how many values there are (NaN sorts
+        # last and lands in no bin)
+        ordered = xp.sort(x)
+        starts = xp.searchsorted(ordered, edges[:-1], side='left')
+        end = xp.searchsorted(ordered, edges[-1:], side='right')
+        return [xp.diff(xp.concatenate([starts, end])).astype(np.int64), edges]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [None] * len(inputs)
