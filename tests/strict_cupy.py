@@ -216,6 +216,12 @@ class ndarray:
         TRANSFERS.record('d2h', 'ndarray.get')
         host = np.array(self._host, order=order, copy=True)
         if out is not None:
+            # cupy writes straight into ``out``, so it must match exactly
+            if not isinstance(out, np.ndarray) or out.dtype != self.dtype or out.shape != self.shape:
+                raise TypeError('ndarray.get(out=): out must be a numpy array of shape %s and dtype %s'
+                                % (self.shape, self.dtype))
+            if not out.flags.c_contiguous:
+                raise RuntimeError('ndarray.get(out=): out must be C-contiguous')
             out[...] = host
             return out
         return host
@@ -223,6 +229,12 @@ class ndarray:
     def set(self, arr, stream=None):
         if not isinstance(arr, np.ndarray):
             raise TypeError('Only numpy.ndarray can be set to cupy.ndarray')
+        if arr.shape != self.shape:
+            raise ValueError('ndarray.set: shape mismatch %s vs %s' % (arr.shape, self.shape))
+        if arr.dtype != self.dtype:
+            raise TypeError('ndarray.set: dtype mismatch %s vs %s' % (arr.dtype, self.dtype))
+        if not self._host.flags.c_contiguous:
+            raise RuntimeError('Cannot set to non-contiguous array')
         TRANSFERS.record('h2d', 'ndarray.set')
         self._host[...] = arr
 
@@ -660,7 +672,36 @@ def _scipy_special():
     return _StrictModule('cupyx.scipy.special', NAMES['cupyx.scipy.special'], source)
 
 
-_linalg = _StrictModule('cupy.linalg', NAMES['cupy.linalg'], np.linalg)
+# ---- linalg: cupy reports a failed factorisation only under cupyx.errstate(linalg='raise'),
+# and then reads the solver's status word back from the device: a synchronisation
+_LINALG_MODE = threading.local()
+
+
+@contextlib.contextmanager
+def _errstate(linalg=None):
+    before = getattr(_LINALG_MODE, 'mode', 'ignore')
+    if linalg is not None:
+        _LINALG_MODE.mode = linalg
+    try:
+        yield
+    finally:
+        _LINALG_MODE.mode = before
+
+
+def _cholesky(a):
+    factor = _function('cholesky', np.linalg.cholesky, 'cupy.linalg')
+    raising = getattr(_LINALG_MODE, 'mode', 'ignore') == 'raise'
+    if raising:
+        TRANSFERS.record('d2h', 'the solver status of cholesky')
+    try:
+        return factor(a)
+    except np.linalg.LinAlgError:
+        if raising:
+            raise
+        return _cupy.full(a.shape, np.nan, dtype=a.dtype)   # cupy: a meaningless result
+
+
+_linalg = _StrictModule('cupy.linalg', NAMES['cupy.linalg'], np.linalg, extra={'cholesky': _cholesky})
 _fft = _StrictModule('cupy.fft', NAMES['cupy.fft'], np.fft)
 _random = _StrictModule('cupy.random', NAMES['cupy.random'], np.random, extra={
     'Generator': Generator, 'XORWOW': XORWOW, 'Philox4x3210': Philox4x3210, 'MRG32k3a': MRG32k3a,
@@ -679,7 +720,7 @@ _cupyx_scipy = types.ModuleType('cupyx.scipy')
 _cupyx_scipy.special = _special
 _cupyx = _StrictModule('cupyx', NAMES['cupyx'], types.SimpleNamespace(), extra={
     'scatter_add': _scatter(np.add), 'scatter_max': _scatter(np.maximum),
-    'scatter_min': _scatter(np.minimum), 'scipy': _cupyx_scipy})
+    'scatter_min': _scatter(np.minimum), 'scipy': _cupyx_scipy, 'errstate': _errstate})
 # cupy.ndarray methods that do not exist on cupy's arrays must not exist here either
 for _name in [n for n in vars(ndarray) if not n.startswith('_') and n not in _NDARRAY_NAMES]:
     if _name not in ('get', 'set', 'device', 'data'):
