@@ -246,7 +246,10 @@ class BaseModule:
             self.logger.info(node + 'Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
 
             arg_params, aux_params = self.get_params()
-            self.set_params(arg_params, aux_params)
+            if self._devices_may_differ():
+                # every device gets the averaged parameters (each one's BatchNorm statistics
+                # saw only its own samples)
+                self.set_params(arg_params, aux_params)
             if epoch_end_callback is not None:
                 for callback in _as_list(epoch_end_callback):
                     callback(epoch, self.symbol, arg_params, aux_params)
@@ -258,6 +261,11 @@ class BaseModule:
             train_data.reset()
 
     # ----------------------------------------------------------- parameters
+    def _devices_may_differ(self):
+        """Whether the parameters just read by get_params may differ from some device's copy,
+        so that fit writes them back at the end of each epoch (MXNet always does)."""
+        return True
+
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
         """Set the parameters from dicts; a module that has no better way re-runs init_params
         with them (as MXNet's BaseModule does; Module has its own)."""

@@ -286,6 +286,9 @@ class DataParallelExecutorGroup:
         for names, blocks, target in ((self.param_names, self.param_arrays, arg_params),
                                       (self.aux_names, self.aux_arrays, aux_params)):
             for name, block in zip(names, blocks):
+                if len(block) == 1 and block[0].dtype == target[name].dtype:
+                    block[0].copyto(target[name])         # one device: its values, no sum
+                    continue
                 total = block[0].copyto(cpu())
                 for arr in block[1:]:
                     total += arr.copyto(cpu())

@@ -209,6 +209,11 @@ class Module(BaseModule):
         self._params_dirty = True
         self.params_initialized = True
 
+    def _devices_may_differ(self):
+        # with one device get_params copied its values exactly: writing them back would
+        # change nothing and cost two passes over every parameter (over PCIe on a GPU)
+        return len(self._context) > 1
+
     def _sync_params_from_devices(self):
         """Average the devices' parameters into the host copies."""
         self._exec_group.get_params(self._arg_params, self._aux_params)

@@ -43,6 +43,25 @@ def move(x, ctx):
     return to_numpy(x)
 
 
+def _copy_across(source, target, target_ctx):
+    """Copy between host and device straight into ``target``'s buffer, where the two arrays
+    match exactly (dtype, C order); False where they do not, or neither is on a device.
+
+    (``move`` would first make a new array on the other side, then copy it in place: for a
+    batch or the parameters that is a second pass over the bytes, and a fresh host array
+    the size of the data.)"""
+    if source.dtype != target.dtype or not (source.flags.c_contiguous and target.flags.c_contiguous):
+        return False
+    if isinstance(source, np.ndarray) and target_ctx.device_type == 'gpu':
+        with target_ctx.device_scope():
+            target.set(source)
+        return True
+    if isinstance(target, np.ndarray) and not isinstance(source, np.ndarray):
+        source.get(out=target)
+        return True
+    return False
+
+
 def _dtype(dtype):
     """numpy type object, as MXNet returns from ``NDArray.dtype`` (np.float32, not dtype('float32'))."""
     return np.dtype(dtype).type
@@ -147,7 +166,8 @@ class NDArray:
                 return other
             if other.shape != self.shape:
                 raise ShapeError('copyto: shape mismatch, source %s vs target %s' % (self.shape, other.shape))
-            other._data[...] = move(self._data, other._ctx)
+            if not _copy_across(self._data, other._data, other._ctx):
+                other._data[...] = move(self._data, other._ctx)
             return other
         if isinstance(other, Context):
             return NDArray(move(self._data, other).copy(), other)

@@ -111,6 +111,33 @@ def may_be_true(xp, mask):
     return bool(mask.any()) if is_numpy(xp) else True
 
 
+# Tests turn this off to compare a device kernel with the xp code it stands in for.
+USE_DEVICE_KERNELS = True
+_DEVICE_KERNELS = {}
+
+
+def device_kernel(xp, name, in_params, out_params, body):
+    """A cupy ``ElementwiseKernel`` (compiled once per name), or None where the xp code runs.
+
+    A few hot loops (an SGD step, col2im, max-pooling's backward) launch one fused kernel
+    on a GPU instead of several whole-array operations: on small layers each launch costs
+    more host time than the GPU spends on it.  The kernel does the xp code's arithmetic in
+    the xp code's order, compiled without fused multiply-adds (``--fmad=false``), so it
+    gives the same bits.  None on the host, under the strict test stand-in (which cannot
+    run CUDA code), or with ``USE_DEVICE_KERNELS`` off.
+    """
+    if is_numpy(xp) or not USE_DEVICE_KERNELS:
+        return None
+    kernel = _DEVICE_KERNELS.get(name)
+    if kernel is None:
+        make = getattr(xp, 'ElementwiseKernel', None)
+        if make is None:
+            return None
+        kernel = _DEVICE_KERNELS[name] = make(in_params, out_params, body, 'reflib_' + name,
+                                              options=('--fmad=false',))
+    return kernel
+
+
 def scatter_add(xp, target, index, values):
     """``target[index] += values`` where repeated indices all add up (in place).
 

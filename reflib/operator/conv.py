@@ -5,7 +5,38 @@ from ..shapes import merge_shape
 from ..shapes import prod as _prod, format_shape as _fmt_shape
 from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
                       check_layout, offset_slices, pad_spatial, crop_spatial, stack_rows)
+from .common import device_kernel, is_numpy
 from ..base import ShapeError, ParamError
+
+
+def _windows(xp, padded, kernel, dilate, stride, out_size):
+    """Every window of ``padded`` (C, N, *padded) as a strided view (C, *kernel, N, *out_size):
+    no copy; entry [c, k..., n, o...] is padded[c, n, o*stride + k*dilate ...]."""
+    spatial = padded.strides[2:]
+    strides = ((padded.strides[0],) + tuple(st * d for st, d in zip(spatial, dilate))
+               + (padded.strides[1],) + tuple(st * s for st, s in zip(spatial, stride)))
+    shape = (padded.shape[0],) + tuple(kernel) + (padded.shape[1],) + tuple(out_size)
+    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides)
+
+
+# col2im on a device, for 2-D kernels: each padded input position gathers the patch
+# gradients of the windows that read it, in kernel-offset order, from zero: the sums the
+# host's loop over offsets makes, in the same order.  ``cols`` is (C, KH*KW, OH, OW, N).
+_COL2IM_2D = ('raw T cols, int32 N, int32 PH, int32 PW, int32 KH, int32 KW, int32 OH, int32 OW, '
+              'int32 SY, int32 SX, int32 DY, int32 DX', 'T d_padded', """
+    const int x = i % PW, y = (i / PW) % PH;
+    const long long n = (i / ((long long)PW * PH)) % N, c = i / ((long long)PW * PH * N);
+    T acc = 0;
+    for (int kh = 0; kh < KH; ++kh) {
+        const int ty = y - kh * DY;
+        if (ty < 0 || ty % SY != 0 || ty / SY >= OH) continue;
+        for (int kw = 0; kw < KW; ++kw) {
+            const int tx = x - kw * DX;
+            if (tx < 0 || tx % SX != 0 || tx / SX >= OW) continue;
+            acc = acc + cols[(((c * KH * KW + kh * KW + kw) * OH + ty / SY) * OW + tx / SX) * N + n];
+        }
+    }
+    d_padded = acc;""")
 
 
 # =====================================================================
@@ -122,8 +153,14 @@ class Convolution(Operator):
         slices = offset_slices(kernel, dilate, stride, out_size)
         shape = (channels, len(slices), batch) + out_size                                         # (C, K, N, *out)
         cols = env.workspace('im2col', shape, data.dtype) if env is not None else xp.empty(shape, dtype=data.dtype)
-        for k, sl in enumerate(slices):
-            cols[:, k] = padded[sl]
+        if is_numpy(xp):
+            for k, sl in enumerate(slices):
+                cols[:, k] = padded[sl]
+        else:
+            # on a device one copy from a strided view of every window beats one launch
+            # per kernel offset; on the host the loop is faster (it copies long rows)
+            windows = _windows(xp, padded, kernel, dilate, stride, out_size)
+            cols.reshape(windows.shape)[...] = windows
         return cols.reshape(channels * len(slices), -1), padded.shape, slices
 
     def _group_rows(self, p, total):
@@ -247,6 +284,12 @@ class Convolution(Operator):
         # then runs each += over contiguous stretches of at least N elements instead of
         # rows of out_w (8 in LeNet's second layer): about 3x faster.  Only the memory
         # order differs from forward's layout; every element is the same sum, in the same order.
+        col2im = device_kernel(xp, 'col2im_2d', *_COL2IM_2D) if len(out_size) == 2 else None
+        if col2im is not None:
+            d_padded = xp.empty((channels, batch) + padded_shape, dtype=grad_t.dtype)
+            col2im(xp.ascontiguousarray(d_cols), batch, *(padded_shape + tuple(geometry[0]) + tuple(out_size)
+                                                          + tuple(geometry[1]) + tuple(geometry[2])), d_padded)
+            return crop_spatial(d_padded, pad, data_shape[2:]).swapaxes(0, 1)
         d_cols = xp.moveaxis(d_cols, -1, 2)                                    # (C, K, N, *out)
         d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape + (batch,), dtype=grad_t.dtype),
                                -1, 1)                                           # (C, N, *padded)

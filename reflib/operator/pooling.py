@@ -5,7 +5,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from ..shapes import format_shape as _fmt_shape
-from .common import lowest_value, may_be_true
+from .common import device_kernel, lowest_value, may_be_true
 from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
                       check_layout, offset_slices, pad_spatial, crop_spatial)
 from ..base import ShapeError, ParamError
@@ -166,8 +166,15 @@ class Pooling(Operator):
         disjoint = p.pool_type == 'max' and all(s >= k for k, s in zip(kernel, stride))
         tiled = disjoint and all(o * s == n and s == k for o, s, k, n in
                                  zip(out_size, stride, kernel, padded.shape[2:]))
-        d_padded = xp.empty(padded.shape, dtype=data.dtype) if tiled else xp.zeros(padded.shape, dtype=data.dtype)
-        if p.pool_type == 'max':
+        fused = (device_kernel(xp, 'max_pool_backward_2d', *_MAX_POOL_BACKWARD_2D)
+                 if p.pool_type == 'max' and len(kernel) == 2 and data.dtype.kind == 'f'
+                 and data.dtype.itemsize >= 4 else None)
+        if fused is not None:
+            d_padded = xp.empty(padded.shape, dtype=data.dtype)
+            fused(xp.ascontiguousarray(padded), xp.ascontiguousarray(outputs[0]), xp.ascontiguousarray(grad),
+                  *(padded.shape[2:] + tuple(out_size) + tuple(kernel) + tuple(stride)), disjoint, d_padded)
+        elif p.pool_type == 'max':
+            d_padded = xp.empty(padded.shape, dtype=data.dtype) if tiled else xp.zeros(padded.shape, dtype=data.dtype)
             # Each window's gradient goes to its first maximal element (MXNet's rule for
             # ties).  Walk the offsets in order and give it to the first element equal to
             # the forward output; ``free`` marks the windows still waiting for theirs.
@@ -191,10 +198,12 @@ class Pooling(Operator):
                     d_padded[sl] += grad * hit
         elif p.pool_type == 'lp':
             # d/dx (sum x^p)^(1/p) = (x / out)^(p-1)
+            d_padded = xp.zeros(padded.shape, dtype=data.dtype)
             out = outputs[0]
             for sl in slices:
                 d_padded[sl] += grad * (padded[sl] / out) ** (p.p_value - 1)
         else:
+            d_padded = xp.zeros(padded.shape, dtype=data.dtype)
             share = grad
             if p.pool_type == 'avg':
                 share = grad / self._divisor(p, xp, data.shape, geometry, data.dtype)
@@ -206,6 +215,41 @@ class Pooling(Operator):
             return [xp.ascontiguousarray(d_data)]
         target[...] = d_data
         return [target]
+
+
+# Max pooling's backward on a device, for 2-D windows: each padded input position gathers,
+# in kernel-offset order, grad * hit from every window that holds it, where hit says whether
+# it is that window's first element equal to the window's maximum or NaN (MXNet's rule for
+# ties, as the host code finds it).  Disjoint windows store the one product; overlapping
+# ones add to zero, as the host code does.
+_MAX_POOL_BACKWARD_2D = (
+    'raw T padded, raw T out, raw T grad, int32 PH, int32 PW, int32 OH, int32 OW, int32 KH, int32 KW, '
+    'int32 SY, int32 SX, bool disjoint', 'T d_padded', """
+    const int x = i % PW, y = (i / PW) % PH;
+    const long long plane = i / ((long long)PW * PH);
+    T acc = 0;
+    bool first_window = true;
+    for (int kh = 0; kh < KH; ++kh) {
+        const int ty = y - kh;
+        if (ty < 0 || ty % SY != 0 || ty / SY >= OH) continue;
+        for (int kw = 0; kw < KW; ++kw) {
+            const int tx = x - kw;
+            if (tx < 0 || tx % SX != 0 || tx / SX >= OW) continue;
+            const long long o = (plane * OH + ty / SY) * OW + tx / SX;
+            const T top = out[o];
+            const long long corner = (plane * PH + ty) * PW + tx;     // the window's first element
+            int winner = -1;
+            for (int a = 0; a < KH && winner < 0; ++a)
+                for (int b = 0; b < KW; ++b) {
+                    const T v = padded[corner + (long long)a * PW + b];
+                    if (v == top || isnan(v)) { winner = a * KW + b; break; }
+                }
+            const T share = grad[o] * (winner == kh * KW + kw ? T(1) : T(0));
+            acc = (disjoint && first_window) ? share : acc + share;
+            first_window = false;
+        }
+    }
+    d_padded = acc;""")
 
 
 def _lp_root(xp, total, p_value):

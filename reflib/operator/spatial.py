@@ -7,6 +7,7 @@ of looping over output positions, they loop over the few kernel offsets
 (``offset_slices``), so the work is done by whole-array operations.
 """
 
+import functools
 import itertools
 
 from ..shapes import format_shape as _fmt_shape
@@ -41,13 +42,20 @@ def offset_slices(kernel, dilate, stride, out_size):
     of exactly the output's length.  Sliding windows thereby become a short
     Python loop over the kernel (9 steps for 3x3) of whole-array operations.
     """
+    return _offset_slices(*(tuple(int(v) for v in t) for t in (kernel, dilate, stride, out_size)))
+
+
+@functools.lru_cache(maxsize=256)
+def _offset_slices(kernel, dilate, stride, out_size):
+    # a layer asks for the same slices on every call: building them is host time a GPU
+    # would otherwise wait for (a tuple, so that no caller can change the cached answer)
     ranges = [range(k) for k in kernel]
     out = []
     for offsets in itertools.product(*ranges):
         spatial = tuple(slice(k * d, k * d + s * (n - 1) + 1, s)
                         for k, d, s, n in zip(offsets, dilate, stride, out_size))
         out.append((slice(None), slice(None)) + spatial)
-    return out
+    return tuple(out)
 
 
 def pad_spatial(xp, x, before, after, value=0):
