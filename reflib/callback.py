@@ -24,12 +24,16 @@ import logging
 import sys
 import time
 import warnings
+from collections import namedtuple
 
+from .checkpoint import save_checkpoint
 from .kvstore.dist import node_prefix, worker_rank
-from .model import save_checkpoint
 
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer', 'ProgressBar',
-           'LogValidationMetricsCallback']
+           'LogValidationMetricsCallback', 'BatchEndParam']
+
+# what a batch-end callback gets (MXNet keeps it in mx.model, which re-exports this one)
+BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 
 
 def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False, all_workers=False):

@@ -51,13 +51,13 @@ from . import metric
 from . import ndarray as nd
 from . import optimizer as opt
 from .base import mx_real_t
-from .callback import LogValidationMetricsCallback
+from .callback import BatchEndParam, LogValidationMetricsCallback
+from .checkpoint import load_checkpoint, save_checkpoint
 from .context import Context, cpu
 from .initializer import Uniform
 from .io import DataDesc
 from .io.dataiter import data_descs
 from .feedforward_train import _call_each, train
-from .model import BatchEndParam, load_checkpoint, save_checkpoint
 from .symbol import Symbol
 
 __all__ = ['FeedForward']

@@ -15,7 +15,7 @@ distributed store), or the given Optimizer object unchanged.
 import time
 import warnings
 
-from .model import BatchEndParam
+from .callback import BatchEndParam
 from .module import BucketingModule, Module
 
 

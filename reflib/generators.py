@@ -4,7 +4,7 @@ MXNet keeps a random generator per device; so does reflib, each one a
 ``numpy.random.Generator`` (cupy's on a gpu) made from the global seed and the device, so
 that runs repeat once seeded.  This module sits at the bottom of the stack (it needs only
 Context): an operator asks ``generator(ctx)`` through ``OpEnv.rng``, and ``mx.random`` (the
-front ends, reflib/random.py) re-exports ``seed`` and ``generator``.
+front ends, reflib/ndarray/random.py) re-exports ``seed`` and ``generator``.
 """
 
 import numpy as np

@@ -43,7 +43,7 @@ def _quiet_png_chunk_log():
 
 
 def _open(payload, gray=False):
-    from PIL import Image
+    from PIL import Image  # Pillow: needed only where images are coded, as MXNet's OpenCV
     _quiet_png_chunk_log()
     try:
         image = Image.open(io.BytesIO(payload))
@@ -82,7 +82,7 @@ def decode(payload, iscolor=1, bgr=False):
 def encode(img, img_fmt='.jpg', quality=95, bgr=False):
     """uint8 array (H x W, H x W x 1, H x W x 3 or H x W x 4) -> '.jpg' or '.png' bytes.
     ``quality``: JPEG quality 0-100, or PNG's zlib compression level 0-9 (clamped to the range)."""
-    from PIL import Image
+    from PIL import Image  # Pillow: needed only where images are coded, as MXNet's OpenCV
     fmt = _FORMATS.get(str(img_fmt).lower())
     if fmt is None:
         raise MXNetError('encode: img_fmt must be one of %s, got %r' % (sorted(_FORMATS), img_fmt))

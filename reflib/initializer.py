@@ -552,6 +552,7 @@ class FusedRNN(Initializer):
         self._bidirectional, self._forget_bias = bidirectional, forget_bias
 
     def _init_weight(self, desc, arr):
+        # rnn/ builds on this module (LSTMBias, FusedRNN): MXNet's FusedRNN imports rnn here too
         from .rnn.fused import FusedRNNCell
         fallback = getattr(desc, 'global_init', None)
         if self._init is None and fallback is None:

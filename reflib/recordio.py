@@ -35,6 +35,7 @@ import numpy as np
 
 from . import util
 from .base import MXNetError
+from .image_codec import decode, encode
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
 
@@ -369,7 +370,6 @@ def unpack_img(s, iscolor=-1):
     """An image record -> ``(IRHeader, uint8 image)`` as OpenCV's ``imdecode`` gives it, in
     BGR order: ``iscolor`` -1 keeps the file's channels (H x W gray, H x W x 3 BGR, H x W x 4
     BGRA), 0 gives H x W gray, 1 gives H x W x 3 BGR.  Decoded with Pillow."""
-    from .image_codec import decode
     header, payload = unpack(s)
     return header, decode(payload, iscolor, bgr=True)
 
@@ -378,5 +378,4 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     """Header + image -> one image record.  ``img`` is uint8, H x W (gray) or H x W x 3 in BGR
     order (H x W x 4 BGRA), as OpenCV holds images; ``img_fmt`` '.jpg' (``quality`` 1-100) or
     '.png' (``quality`` is the zlib compression level 0-9).  Encoded with Pillow."""
-    from .image_codec import encode
     return pack(header, encode(img, img_fmt, quality, bgr=True))

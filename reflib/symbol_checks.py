@@ -12,7 +12,10 @@ import time
 import numpy as np
 
 from .base import MXNetError
-from .test_utils import assert_almost_equal, default_context, _NUMERIC_EPS, _numpy
+from .test_tolerances import assert_almost_equal, default_context, _NUMERIC_EPS, _numpy
+from .ndarray import array, NDArray, waitall
+from . import symbol as _sym
+from .symbol import Symbol
 
 __all__ = ['simple_forward', 'check_symbolic_forward', 'check_symbolic_backward', 'check_numeric_gradient',
            'check_speed', 'check_consistency']
@@ -20,7 +23,6 @@ __all__ = ['simple_forward', 'check_symbolic_forward', 'check_symbolic_backward'
 
 def simple_forward(sym, ctx=None, is_train=False, **inputs):
     """Forward ``sym`` on numpy ``inputs`` (by name); numpy output(s) back (one: the array)."""
-    from .ndarray import array
     exe = sym.bind(ctx or default_context(), args={k: array(v) for k, v in inputs.items()})
     outs = [o.asnumpy() for o in exe.forward(is_train=is_train)]
     return outs[0] if len(outs) == 1 else outs
@@ -29,7 +31,6 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
 def _arrays(names, values, what, ctx, dtype):
     """``{name: NDArray}`` from a list in ``names`` order or a dict with exactly ``names``;
     numpy values become NDArrays of ``dtype`` (``'asnumpy'``: their own dtype)."""
-    from .ndarray import array, NDArray
     if isinstance(values, dict):
         if set(values) != set(names):
             raise ValueError('the %s given (%s) do not match the symbol\'s (%s)'
@@ -48,7 +49,6 @@ def _arrays(names, values, what, ctx, dtype):
 
 
 def _head_arrays(values, ctx, dtype):
-    from .ndarray import array
     def one(v):
         if isinstance(v, np.ndarray):
             return array(v, ctx=ctx, dtype=v.dtype if dtype == 'asnumpy' else dtype)
@@ -86,7 +86,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     them, ``'add'`` is checked as (result - start) and ``'null'`` must leave them alone.
     Returns ``{name: gradient NDArray}``.
     """
-    from .ndarray import array
     if grad_stypes and any(s not in (None, 'default') for s in grad_stypes.values()):
         raise MXNetError('check_symbolic_backward: reflib has dense gradients only, got %s' % grad_stypes)
     ctx = ctx or default_context()
@@ -137,8 +136,6 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     (Loss heads such as SoftmaxOutput make their own gradient, so they cannot be checked
     this way, in MXNet or here.)  Returns ``{name: backward's gradient as numpy}``.
     """
-    from . import symbol as _sym
-    from .ndarray import array
     if dtype not in (np.float16, np.float32, np.float64):
         raise ValueError('check_numeric_gradient: dtype must be float16, float32 or float64, got %r' % (dtype,))
     ctx = ctx or default_context()
@@ -221,7 +218,6 @@ def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ='whole', 
     """Seconds per forward+backward (``typ='whole'``) or per forward (``'forward'``), averaged
     over ``N`` runs after one warm-up; inputs from ``location`` (a dict of numpy arrays) or
     random normal ones of the shapes in ``kwargs``."""
-    from .ndarray import waitall
     if typ not in ('whole', 'forward'):
         raise ValueError("check_speed: typ must be 'whole' or 'forward', got %r" % (typ,))
     ctx = ctx or default_context()
@@ -254,8 +250,6 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write', arg_params=Non
     simple_bind's arguments: ``ctx``, input shapes, ``type_dict`` -- on the same random
     inputs, and compare outputs (and, unless ``grad_req='null'``, gradients) with those of the
     most precise entry, or with ``ground_truth``.  Returns the reference values by name."""
-    from .symbol import Symbol
-    from .ndarray import array
     if len(ctx_list) < 2:
         raise ValueError('check_consistency: ctx_list needs at least two entries')
     syms = [sym] * len(ctx_list) if isinstance(sym, Symbol) else list(sym)

@@ -16,7 +16,6 @@ the dtype (``assert_almost_equal``: float32 ``rtol=1e-4, atol=1e-3``, float64
 import contextlib
 import functools
 import math
-import numbers
 import os
 import sys
 
@@ -24,8 +23,14 @@ import numpy as np
 
 from . import random as _random
 from .base import MXNetError
-from .context import Context, cpu, current_context, _ctx_stack
+from .context import Context
+from .ndarray import NDArray, array
 from .ndarray.ndarray import move, to_numpy
+from .operator import OpEnv, get
+from .test_tolerances import (  # noqa: F401  (mx.test_utils has them all)
+    default_context, set_default_context, default_dtype, default_rtols, default_atols, default_numeric_eps,
+    get_rtol, get_atol, same, almost_equal, assert_almost_equal, assert_allclose, assert_exception,
+    _NUMERIC_EPS, _numpy)
 
 __all__ = ['check_op_gradient', 'op_forward', 'numeric_grad',
            'default_context', 'set_default_context', 'default_dtype', 'default_rtols', 'default_atols',
@@ -35,143 +40,6 @@ __all__ = ['check_op_gradient', 'op_forward', 'numeric_grad',
            'check_symbolic_forward', 'check_symbolic_backward', 'check_numeric_gradient', 'check_speed',
            'check_consistency', 'compare_optimizer', 'environment', 'discard_stderr', 'retry',
            'chi_square_check', 'verify_generator']
-
-
-# ------------------------------------------------------------------ contexts and tolerances
-def default_context():
-    """The context tests run on: the current one (``cpu(0)`` unless changed)."""
-    return current_context()
-
-
-def set_default_context(ctx):
-    """Make ``ctx`` the current context of this thread (inside a ``with`` block: until it ends)."""
-    stack = _ctx_stack()
-    if stack:
-        stack[-1] = Context(ctx)
-    else:
-        stack.append(Context(ctx))
-
-
-def default_dtype():
-    return np.float32
-
-
-# MXNet's tolerances per dtype; integers and booleans must match exactly
-_RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5}
-_ATOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20}
-# powers of two, so that x + eps loses no bits of eps
-_NUMERIC_EPS = {np.dtype(np.float16): 2.0 ** -6, np.dtype(np.float32): 2.0 ** -9,
-                np.dtype(np.float64): 2.0 ** -14}
-_EXACT = [np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64]
-
-
-def default_rtols():
-    return {**_RTOL, **{np.dtype(t): 0 for t in _EXACT}}
-
-
-def default_atols():
-    return {**_ATOL, **{np.dtype(t): 0 for t in _EXACT}}
-
-
-def default_numeric_eps():
-    return dict(_NUMERIC_EPS)
-
-
-def get_rtol(rtol=None, dtype=np.dtype(np.float64)):
-    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
-
-
-def get_atol(atol=None, dtype=np.dtype(np.float64)):
-    return default_atols()[np.dtype(dtype)] if atol is None else atol
-
-
-def _tolerance(value, tol, table):
-    """A number as given, else the entry for ``value``'s dtype in ``tol`` (a dict) or in ``table``."""
-    if isinstance(tol, numbers.Number):
-        return tol
-    dtype = np.dtype(getattr(value, 'dtype', None) or np.asarray(value).dtype)
-    return (tol or {}).get(dtype, table[dtype])
-
-
-def _tols(a, b, rtol, atol):
-    """The looser of the two arrays' default tolerances, for whatever was not given."""
-    return (max(_tolerance(a, rtol, default_rtols()), _tolerance(b, rtol, default_rtols())),
-            max(_tolerance(a, atol, default_atols()), _tolerance(b, atol, default_atols())))
-
-
-# ------------------------------------------------------------------ comparisons
-def _numpy(x):
-    return x.asnumpy() if hasattr(x, 'asnumpy') else np.asarray(x)
-
-
-def same(a, b):
-    """Whether two arrays have the same shape and the same values."""
-    return np.array_equal(_numpy(a), _numpy(b))
-
-
-def _check_shapes(a, b):
-    if np.shape(a) != np.shape(b):
-        raise AssertionError('the arrays have different shapes: %s and %s' % (np.shape(a), np.shape(b)))
-
-
-def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
-    """``|a - b| <= atol + rtol * |b|`` everywhere (unset tolerances: float64's, as in MXNet)."""
-    a, b = _numpy(a), _numpy(b)
-    if not use_broadcast:
-        _check_shapes(a, b)
-    return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
-
-
-def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=False,
-                        use_broadcast=True, mismatches=(10, 10)):
-    """Raise an AssertionError unless ``a`` and ``b`` (NDArrays, numpy arrays, numbers) agree.
-
-    Unset tolerances come from the dtypes (the looser of the two): float16 ``1e-2/1e-1``,
-    float32 ``1e-4/1e-3``, float64 ``1e-5/1e-20``, integers exactly.  The message gives the
-    worst element, its position and both values, and how many elements are off
-    (``mismatches[0]`` of them are listed).
-    """
-    if not use_broadcast:
-        _check_shapes(a, b)
-    rtol, atol = _tols(a, b, rtol, atol)
-    a, b = _numpy(a), _numpy(b)
-    if a.dtype == np.bool_ and b.dtype == np.bool_:
-        np.testing.assert_equal(a, b)
-        return
-    if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
-        return
-    a_b, b_b = np.broadcast_arrays(a, b)
-    with np.errstate(invalid='ignore', over='ignore'):
-        diff = np.where(a_b == b_b, 0.0, np.abs(a_b.astype(np.float64) - b_b.astype(np.float64)))
-        ratio = diff / (atol + rtol * np.abs(b_b.astype(np.float64)) + 1e-20)
-    bad = ~np.isclose(a_b, b_b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    ratio = np.where(np.isnan(ratio), np.inf, ratio)
-    order = np.argsort(-np.where(bad, ratio, -1).reshape(-1), kind='stable')[:max(mismatches[0], 1)]
-    rows = []
-    for flat in order:
-        if not bad.reshape(-1)[flat]:
-            break
-        idx = np.unravel_index(flat, bad.shape)
-        rows.append('  at %s: %s=%r, %s=%r (%.3g times the tolerance)'
-                    % (tuple(int(i) for i in idx), names[0], a_b[idx].item(), names[1], b_b[idx].item(),
-                       ratio[idx]))
-    raise AssertionError('%s and %s differ by more than rtol=%g, atol=%g in %d of %d elements (%.2f%%); '
-                         'the worst:\n%s' % (names[0], names[1], rtol, atol, int(bad.sum()), bad.size,
-                                             100.0 * bad.sum() / max(bad.size, 1), '\n'.join(rows)))
-
-
-def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
-    """numpy's assert_allclose defaults, through assert_almost_equal."""
-    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-def assert_exception(f, exception_type, *args, **kwargs):
-    """Raise an AssertionError unless ``f(*args, **kwargs)`` raises ``exception_type``."""
-    try:
-        f(*args, **kwargs)
-    except exception_type:
-        return
-    raise AssertionError('%s did not raise %s' % (getattr(f, '__name__', f), exception_type.__name__))
 
 
 def np_reduce(dat, axis, keepdims, numpy_reduce_func):
@@ -206,7 +74,6 @@ def random_sample(population, k):
 def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
     """A standard normal NDArray of ``shape`` (dense storage only in reflib)."""
-    from .ndarray import array
     if stype != 'default':
         raise MXNetError("rand_ndarray: reflib has dense arrays only (stype='default'), got stype=%r" % stype)
     return array(random_arrays(shape), ctx=ctx or default_context(), dtype=dtype)
@@ -236,7 +103,6 @@ def op_forward(op_name, inputs, params=None, aux=None, is_train=False, seed=0, c
     It runs on ``ctx`` (default: ``default_context()``): on a gpu the inputs are copied to
     the device and the results back.
     """
-    from .operator import get, OpEnv
     ctx = default_context() if ctx is None else Context(ctx)
     op = get(op_name)
     p = op.parse_params(params or {})
@@ -279,7 +145,6 @@ def check_op_gradient(op_name, inputs, params=None, aux=None, grad_inputs=None,
     to check (default: all).  Random operators are re-seeded before every
     forward so the perturbed runs see the same randomness.
     """
-    from .operator import get, OpEnv
     ctx = default_context() if ctx is None else Context(ctx)
     op = get(op_name)
     p = op.parse_params(params or {})
@@ -324,8 +189,6 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
     """One update of the same random weight and gradient by two optimizers must agree
     (states before and after, and the weights).  A list of shapes updates ``ntensors``
     weights, ``opt2`` all at once (index, weight, grad and state lists)."""
-    from .ndarray import NDArray
-    from .random import uniform
     if w_stype != 'default' or g_stype != 'default':
         raise MXNetError('compare_optimizer: reflib has dense arrays only, got w_stype=%r, g_stype=%r'
                          % (w_stype, g_stype))
@@ -344,8 +207,8 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
         if ntensors != 1:
             raise ValueError('compare_optimizer: one shape means one tensor, got ntensors=%d' % ntensors)
         shape = [shape]
-    w1 = [uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
-    g1 = [uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
+    w1 = [_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
+    g1 = [_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
     w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
     state1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(w1)]
     state2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(w2)]

@@ -19,6 +19,8 @@ import zipfile
 import numpy as np
 
 from .base import MXNetError
+from .io import MNISTIter
+from .io.mnist import parse_idx
 
 __all__ = ['download', 'get_mnist', 'get_mnist_ubyte', 'get_mnist_iterator']
 
@@ -50,7 +52,6 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
 
 
 def _read_gzipped_idx(path, ndim):
-    from .io.mnist import parse_idx
     try:
         with gzip.open(path, 'rb') as f:
             raw = f.read()
@@ -90,7 +91,6 @@ def get_mnist_ubyte():
 def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
     """MXNet's pair of MNISTIter over ``data/``, both shuffled with seed 0 (MNISTIter's defaults);
     flat (N, 784) batches unless ``input_shape`` has three dimensions."""
-    from .io import MNISTIter
     get_mnist_ubyte()
     flat = len(input_shape) != 3
     # MXNet also passes input_shape, which MNISTIter ignores; it is left out here

@@ -14,7 +14,7 @@ GRADIENT_RED, WEIGHT_BLUE = '#cc0000', '#1f4e79'
 def digraph(node=None, edge=None, **graph):
     """A ``graphviz.Digraph`` in the book's font, top to bottom unless ``rankdir`` says
     otherwise; ``node`` and ``edge`` are the default node and edge attributes."""
-    import graphviz
+    import graphviz  # on first drawing: importing reflib.book stays cheap
     return graphviz.Digraph(graph_attr={**FONT, 'rankdir': 'TB', **graph},
                             node_attr={**FONT, **(node or {})},
                             edge_attr={**FONT, 'arrowsize': '0.6', **(edge or {})})
@@ -23,5 +23,5 @@ def digraph(node=None, edge=None, **graph):
 def svg(digraph):
     """A graphviz.Digraph as an SVG picture for the page (the picture, not the object's repr);
     ``quiet`` keeps dot's layout remarks off the page."""
-    from IPython.display import SVG
+    from IPython.display import SVG  # only inside a notebook
     return SVG(digraph.pipe(format='svg', encoding='utf-8', quiet=True))

@@ -4,6 +4,7 @@
 import json
 
 from .drawing import DEVICE_COLOURS, GRADIENT_RED, digraph
+from ..context import cpu
 
 
 def _entry_name(node):
@@ -63,7 +64,6 @@ def draw_placement(symbol, group2ctx, default_ctx=None):
     """A symbol's graph with one box per ``ctx_group`` and the edges that cross devices in red.
     A variable read by one operator only (its weight, its bias) is listed in that operator's
     box instead of drawn, which keeps the picture narrow."""
-    from ..context import cpu
     default_ctx = cpu(0) if default_ctx is None else default_ctx
     nodes = json.loads(symbol.tojson())['nodes']
     readers = {}

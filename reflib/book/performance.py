@@ -3,6 +3,7 @@
 import cProfile
 import pstats
 import time
+from ..operator.registry import canonical_operators
 
 
 def _entries_in_time_order(exe):
@@ -32,7 +33,7 @@ def draw_memory_timeline(exe, ax=None, title=None):
     """Every planned value as a bar from the step that writes it to the last that reads it;
     values that share a block of memory share a colour (forward steps, then backward ones,
     marked with a prime)."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # on first plot: importing reflib.book stays cheap
     entries = _entries_in_time_order(exe)
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 0.28 * len(entries) + 1.2))
@@ -60,7 +61,6 @@ def draw_memory_timeline(exe, ax=None, title=None):
 def profile_by_operator(run, repeat=1):
     """Inclusive CPU seconds of each operator's forward and backward while ``run()`` runs,
     plus what the executor adds around them: a dict, largest first."""
-    from ..operator.registry import canonical_operators
     # CPU time of this process, not wall time: a moment the process waits for a core (another
     # program, a busy test run) is then not charged to whichever operator was running
     profiler = cProfile.Profile(time.process_time)

@@ -53,6 +53,7 @@ import pickle
 import numpy as np
 
 from ..base import MXNetError, string_types
+from .. import optimizer as opt
 from ..optimizer import _state_to_numpy, dumps_states, loads_states, map_state
 from ..util import atomic_write_bytes
 from .base import KVStoreError
@@ -180,7 +181,6 @@ class DistKVStore(KVStore):
     # ------------------------------------------------------------ the update, on the servers
     def set_optimizer(self, optimizer):
         """Send ``optimizer`` (pickled, as MXNet does) to every server; they then update on each push."""
-        from .. import optimizer as opt
         if not isinstance(optimizer, opt.Optimizer):
             raise _KVTypeError('set_optimizer expects an Optimizer (e.g. mx.optimizer.create(\'sgd\', '
                                'learning_rate=0.1)), got %s' % type(optimizer).__name__)

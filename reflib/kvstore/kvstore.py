@@ -62,6 +62,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..base import MXNetError, integer_types, string_types
+from .. import optimizer as opt
 from ..context import cpu_pinned
 from ..ndarray.ndarray import NDArray, move
 from ..util import atomic_write_bytes
@@ -280,7 +281,6 @@ class KVStore(KVStoreBase):
     # ------------------------------------------------------------ optimizer
     def set_optimizer(self, optimizer):
         """Make every push update the stored weight: ``updater = mx.optimizer.get_updater(optimizer)``."""
-        from .. import optimizer as opt
         if not isinstance(optimizer, opt.Optimizer):
             raise _KVTypeError('set_optimizer expects an Optimizer (e.g. mx.optimizer.create(\'sgd\', '
                                'learning_rate=0.1)), got %s' % type(optimizer).__name__)

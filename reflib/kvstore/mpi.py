@@ -34,6 +34,7 @@ import sys
 import time
 
 from .base import KVStoreError
+from .server import KVServer
 
 __all__ = ['launched_by_mpi', 'cluster', 'Cluster', 'REQUEST', 'REPLY']
 
@@ -241,7 +242,6 @@ def serve(the_cluster):
     """A server rank's whole life: answer requests until every worker has left."""
     # imported here, not at the top: this module is imported by ``import reflib`` before the
     # optimizers and arrays a server needs (server.py imports them) exist
-    from .server import KVServer
     server = KVServer(the_cluster.index, the_cluster.num_workers)
     while not server.finished:
         source, request = the_cluster.receive(REQUEST)

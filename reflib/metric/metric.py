@@ -216,8 +216,8 @@ def create(metric, *args, **kwargs):
     if isinstance(metric, type) and issubclass(metric, EvalMetric):
         return metric(*args, **kwargs)
     if callable(metric):
-        from .custom import CustomMetric
-        return CustomMetric(metric, *args, **kwargs)
+        # CustomMetric (custom.py) builds on this file: it is reached by its registered name
+        return _REGISTRY['custommetric'](metric, *args, **kwargs)
     if isinstance(metric, list):
         composite = CompositeEvalMetric()
         for child in metric:

@@ -24,7 +24,8 @@ from .. import ndarray as nd
 from .. import metric as _metric
 from ..io import DataBatch, DataDesc, DataIter
 from ..io.dataiter import data_descs
-from ..model import BatchEndParam, params_bytes, split_params
+from ..callback import BatchEndParam
+from ..checkpoint import params_bytes, split_params
 from ..util import atomic_write_bytes
 from ..initializer import Uniform
 from ..kvstore.dist import node_prefix

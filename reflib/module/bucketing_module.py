@@ -27,7 +27,7 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import cpu
 from ..initializer import Uniform
-from ..model import load_params, params_bytes
+from ..checkpoint import load_params, params_bytes
 from ..symbol import NameManager, load as load_symbol
 from .base_module import BaseModule, _check_input_names
 from .module import Module

@@ -38,7 +38,7 @@ from ..initializer import Uniform, InitDesc
 from ..io import DataDesc
 from ..io.dataiter import data_descs
 from .. import checkpoint
-from ..model import load_checkpoint, save_checkpoint
+from ..checkpoint import load_checkpoint, save_checkpoint
 from ..util import atomic_write_bytes
 from .base_module import BaseModule, ModuleStateError, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup

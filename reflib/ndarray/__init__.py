@@ -1,12 +1,15 @@
 """``mx.nd``: arrays on devices, and every registered operator as an imperative function."""
 
+import numpy as np
+
 from .ndarray import *  # noqa: F401,F403
-from .ndarray import NDArray  # noqa: F401
+from .ndarray import NDArray, _ctx  # noqa: F401
 from .math_functions import *  # noqa: F401,F403  (maximum, power, modulo, equal, ...)
 from .serialize import save, load, load_frombuffer  # noqa: F401
 from . import op_functions as _op_functions
 from .. import operator as _ops
-from .. import random  # noqa: F401  (mx.nd.random.uniform, ... as in MXNet)
+from ..operator.creation import create
+from . import random  # noqa: F401  (mx.nd.random.uniform, ... as in MXNet)
 
 for _name in _ops.list_operators():
     if _name.isidentifier() and _name not in globals():
@@ -17,9 +20,6 @@ from . import linalg  # noqa: E402,F401  (mx.nd.linalg.gemm, ... as in MXNet)
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     """``num`` evenly spaced values from start to stop (the ``_linspace`` operator)."""
-    import numpy as np
-    from ..operator.creation import create
-    from .ndarray import _ctx
     ctx = _ctx(ctx)
     return NDArray(create('_linspace', ctx, start=start, stop=stop, num=num, endpoint=endpoint,
                           dtype=np.dtype(dtype or 'float32').name), ctx)
@@ -27,9 +27,6 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """An N x M matrix with ones on diagonal k (the ``_eye`` operator)."""
-    import numpy as np
-    from ..operator.creation import create
-    from .ndarray import _ctx
     ctx = _ctx(ctx)
     return NDArray(create('_eye', ctx, N=N, M=M, k=k, dtype=np.dtype(dtype or 'float32').name), ctx)
 
@@ -42,7 +39,6 @@ def histogram(a, bins=10, range=None):
         return _histogram(a, bins)                                       # noqa: F821 (made above)
     if isinstance(bins, int) and not isinstance(bins, bool):
         if range is None:
-            import numpy as np
             counts, edges = np.histogram(a.asnumpy(), bins=bins)
             return array(counts, ctx=a.context), array(edges, ctx=a.context)  # noqa: F405
         return _histogram(a, bin_cnt=bins, range=range)                   # noqa: F821

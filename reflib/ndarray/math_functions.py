@@ -14,6 +14,7 @@ import operator
 
 from ..base import numeric_types
 from .op_functions import invoke
+from .ndarray import NDArray
 
 __all__ = ['maximum', 'minimum', 'power', 'modulo', 'equal', 'not_equal', 'greater', 'greater_equal',
            'lesser', 'lesser_equal', 'logical_and', 'logical_or', 'logical_xor']
@@ -28,7 +29,6 @@ def _dispatch(lhs, rhs, broadcast_op, numbers, scalar_op, reversed_op=None):
         return invoke(reversed_op or scalar_op, rhs, scalar=float(lhs))
     if isinstance(rhs, numeric_types):
         return invoke(scalar_op, lhs, scalar=float(rhs))
-    from .ndarray import NDArray
     if isinstance(rhs, NDArray):
         return invoke(broadcast_op, lhs, rhs)
     raise TypeError('type %s not supported' % type(rhs).__name__)

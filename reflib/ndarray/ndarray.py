@@ -22,7 +22,9 @@ import numpy as np
 from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
 from ..fluent import fluent_method
+from ..operator.binary_math import MOD
 from ..operator.common import to_host
+from ..operator.shape import reshape_target
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
@@ -67,6 +69,20 @@ def _dtype(dtype):
     return np.dtype(dtype).type
 
 
+def _call_operator(op_name, *args, **kwargs):
+    """``mx.nd.<op_name>(*args, **kwargs)``: the operator call path of op_functions.py.
+
+    That path is built on NDArray, so this file cannot import it: op_functions hands its
+    ``invoke`` in when it is imported (reflib/ndarray/__init__.py imports both)."""
+    return _operator_call(op_name, *args, **kwargs)
+
+
+def use_operator_call(invoke):
+    """Called once by op_functions.py: the function NDArray's operator methods go through."""
+    global _operator_call
+    _operator_call = invoke
+
+
 def _operator_form(method):
     """MXNet's NDArray methods of these names are its operators (``x.argmax(axis=1, out=y)``).
     reflib's keep a direct numpy path for the usual call and take the operator's when the
@@ -78,8 +94,7 @@ def _operator_form(method):
     def either(self, *args, **kwargs):
         if kwargs.keys() <= accepted:
             return method(self, *args, **kwargs)
-        from .op_functions import invoke
-        return invoke(name, self, *args, **kwargs)
+        return _call_operator(name, self, *args, **kwargs)
     return either
 
 
@@ -183,7 +198,6 @@ class NDArray:
 
     def reshape(self, *shape, **kwargs):
         """A view with a new shape; accepts MXNet's special codes 0, -1, -2, -3, -4."""
-        from ..operator.shape import reshape_target
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
         shape = kwargs.pop('shape', shape)
@@ -218,8 +232,7 @@ class NDArray:
         # that name, found when asked for (see reflib/fluent.py)
         if name.startswith('__'):
             raise AttributeError(name)
-        from .op_functions import invoke     # op_functions builds on this module: imported on use
-        return fluent_method(self, name, invoke, 'NDArray')
+        return fluent_method(self, name, _call_operator, 'NDArray')
 
     def tostype(self, stype):
         """A copy with storage type ``stype``; reflib's arrays are dense, so only 'default'."""
@@ -478,7 +491,6 @@ def _mul(xp, a, b):
 
 def _mod(xp, a, b):
     # floor modulo (sign of the divisor), 0 for a zero divisor: MXNet's mod operators' math
-    from ..operator.binary_math import MOD
     return MOD.value(xp, a, b)
 
 

@@ -5,12 +5,15 @@ NDArrays, in inference mode.  This is how MXNet's ``mx.nd`` namespace gets
 its operators too: one definition, two front ends.
 """
 
+import re
+
 import numpy as np
 
 from ..base import BindError, TypeInferError
+from ..context import Context, current_context
 from .. import operator as _ops
 from ..operator.registry import OpEnv
-from .ndarray import NDArray, check_out
+from .ndarray import NDArray, check_out, use_operator_call
 from ..symbol.positional import normalize_call
 
 __all__ = ['invoke', 'make_function']
@@ -72,8 +75,6 @@ def _inferred_types(op, p, names, inputs, nin):
 
 def _context_of(value):
     """A Context from a ``ctx`` argument: a Context, its string (``'gpu(1)'``) or None/''."""
-    import re
-    from ..context import Context, current_context
     if value is None or value == '':
         return current_context()
     if isinstance(value, Context):
@@ -88,3 +89,6 @@ def make_function(op_name):
     fn.__name__ = op_name
     fn.__doc__ = (type(_ops.get(op_name)).__doc__ or op_name).strip()
     return fn
+
+
+use_operator_call(invoke)      # NDArray's operator methods (x.sort(), x.argmax(out=y)) go through it

@@ -148,7 +148,7 @@ def scatter_add(xp, target, index, values):
     if is_numpy(xp):
         np.add.at(target, index, values)
     else:
-        import cupyx
+        import cupyx  # only on a device: reflib never needs cupy to import
         cupyx.scatter_add(target, index, values)
     return target
 
@@ -156,7 +156,7 @@ def scatter_add(xp, target, index, values):
 def erf_array(xp, x):
     """The error function elementwise; numpy itself has none."""
     if not is_numpy(xp):
-        from cupyx.scipy.special import erf
+        from cupyx.scipy.special import erf  # only on a device
         return erf(x)
     try:
         from scipy.special import erf

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .registry import Operator, Param, OpEnv, register
+from .registry import Operator, Param, OpEnv, get, register
 from ..shapes import merge_shape
 from ..base import ParamError, ShapeError
 
@@ -248,7 +248,6 @@ class Eye(_Range):
 def create(op_name, ctx, **params):
     """Run a creation operator outside a graph (``mx.nd.linspace``, ``mx.nd.eye``): its
     output as an array of ``ctx``'s array module."""
-    from . import get
     op = get(op_name)
     p = op.parse_params({k: str(v) for k, v in params.items() if v is not None})
     return op.forward(p, OpEnv(ctx), [], [])[0]

@@ -19,6 +19,7 @@ from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from .common import shape_str, normalize_axis
 from ..base import ParamError, ShapeError
+import ast
 
 _INDEX_DTYPES = ('float16', 'float32', 'float64', 'int32', 'int64', 'uint8')
 
@@ -277,7 +278,6 @@ class _Numbers(Param):
 
     def _parse_base(self, base, value):
         if isinstance(value, str):
-            import ast
             value = ast.literal_eval(value.strip())
         if not isinstance(value, (tuple, list)) or not all(
                 isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in value):

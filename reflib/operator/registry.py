@@ -348,6 +348,14 @@ class Operator:
         """Gradients of the inputs (list aligned with ``inputs``; None means zero/no gradient)."""
         raise NotImplementedError('%s has no backward' % self.name)
 
+    def help_text(self):
+        """The docstring of ``mx.sym.<name>``/``mx.nd.<name>``: what the class says, then its parameters."""
+        lines = [(type(self).__doc__ or self.name).strip(), '', 'Parameters:']
+        for key, spec in sorted(self.params.items()):
+            default = 'required' if spec.required else 'default %r' % (spec.default,)
+            lines.append('  %s (%s, %s) %s' % (key, spec.kind, default, spec.doc))
+        return '\n'.join(lines)
+
     def __repr__(self):
         return '<Operator %s>' % self.name
 

@@ -24,7 +24,7 @@ from .unary import UnaryMath
 def _special(xp):
     """scipy.special (cupyx's on a GPU), or None where scipy is not installed."""
     if not is_numpy(xp):
-        import cupyx.scipy.special as special
+        import cupyx.scipy.special as special  # only on a device
         return special
     try:
         import scipy.special as special

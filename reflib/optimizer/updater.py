@@ -10,12 +10,17 @@ each side resumes from the other's checkpoints.
 import io
 import pickle
 import pickletools
+import sys
+import types
 import warnings
 
 import numpy as np
 
-from ..context import cpu
+from .. import lr_scheduler
+from ..context import Context, cpu
+from ..lr_scheduler import LRScheduler
 from ..ndarray import NDArray
+from ..ndarray.serialize import _Reader, _read_record, _record
 from .optimizer import Optimizer, OptimizerError
 
 
@@ -157,7 +162,6 @@ class _AsMXNetNDArray:
     __slots__ = ('record',)
 
     def __init__(self, array):
-        from ..ndarray.serialize import _record
         host = NDArray(np.ascontiguousarray(array), cpu(0)) if isinstance(array, np.ndarray) else array
         if host.context.device_type == 'gpu':          # a file is read on machines without one
             host = host.as_in_context(cpu(0))
@@ -298,7 +302,6 @@ def _check_optimizer_ranges(optimizer):
     _check_number(owner, 'clip_gradient', getattr(optimizer, 'clip_gradient', None), optional=True)
     scheduler = getattr(optimizer, 'lr_scheduler', None)
     if scheduler is not None:
-        from ..lr_scheduler import LRScheduler
         if not isinstance(scheduler, LRScheduler):
             raise OptimizerError('the saved %s has a %s as its lr_scheduler' % (owner, type(scheduler).__name__))
         what = 'lr_scheduler ' + type(scheduler).__name__
@@ -352,7 +355,6 @@ class _MXNetPickledNDArray:
         self.values = None
 
     def __setstate__(self, state):
-        from ..ndarray.serialize import _Reader, _read_record
         raw = state.get('handle') if isinstance(state, dict) else None
         if raw is None:
             raise OptimizerError('set_states: an MXNet NDArray in the states has no data')
@@ -360,7 +362,6 @@ class _MXNetPickledNDArray:
 
     def to_ndarray(self):
         """The array on the CPU device it was saved from (cpu, cpu_pinned, cpu_shared), else cpu(0)."""
-        from ..context import Context
         cpu_like = Context.devtype2str.get(self.dev_type) in ('cpu', 'cpu_pinned', 'cpu_shared')
         return NDArray(self.values, Context(self.dev_type, self.dev_id) if cpu_like else cpu(0))
 
@@ -398,19 +399,17 @@ class _StatesUnpickler(pickle.Unpickler):
             # reflib.optimizer.<family> since the package split; reflib.optimizer before it
             if module == 'reflib.lr_scheduler' or module.split('.')[:2] == ['reflib', 'optimizer']:
                 found = super().find_class(module, name)
-                from ..lr_scheduler import LRScheduler
                 if isinstance(found, type) and issubclass(found, (Optimizer, LRScheduler)):
                     return found
             raise pickle.UnpicklingError('a states file holds arrays and an optimizer, not %s.%s'
                                          % (module, name))
         if name == 'NDArray' and module.startswith('mxnet.ndarray'):
             return _MXNetPickledNDArray
-        from .. import lr_scheduler, optimizer as package
-        from ..lr_scheduler import LRScheduler
-        twins = {'mxnet.optimizer.optimizer': vars(package), 'mxnet.optimizer': vars(package),
-                 'mxnet.optimizer.contrib': vars(package.contrib),
-                 'mxnet.lr_scheduler': vars(lr_scheduler)}
-        found = twins.get(module, {}).get(name)
+        if module in ('mxnet.optimizer.optimizer', 'mxnet.optimizer', 'mxnet.optimizer.contrib'):
+            found = Optimizer.opt_registry.get(name.lower())       # every optimizer is registered
+            found = found if found is not None and found.__name__ == name else None
+        else:
+            found = vars(lr_scheduler).get(name) if module == 'mxnet.lr_scheduler' else None
         if isinstance(found, type) and issubclass(found, (Optimizer, LRScheduler)):
             return found
         raise OptimizerError('set_states: the saved states need MXNet\'s %s.%s, which reflib does '
@@ -443,9 +442,6 @@ class _LoadedCodeUnpickler(pickle.Unpickler):
             return self._BUILTINS[name]
         if (module, name) in _NUMPY_GLOBALS:
             return super().find_class(module, name)
-        import sys
-        import types
-        from ..lr_scheduler import LRScheduler
         found = sys.modules.get(module)
         for part in name.split('.'):
             found = getattr(found, part, None) if found is not None and not part.startswith('__') else None

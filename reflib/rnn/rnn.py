@@ -1,7 +1,7 @@
 """Checkpoints of networks built from RNN cells: the weights are saved unpacked, one array per
 gate (``lstm_i2h_i_weight``, ...), and packed again on load, as MXNet does."""
 
-from ..model import load_checkpoint, save_checkpoint
+from ..checkpoint import load_checkpoint, save_checkpoint
 from .rnn_cell import BaseRNNCell
 
 __all__ = ['save_rnn_checkpoint', 'load_rnn_checkpoint', 'do_rnn_checkpoint']

@@ -2,6 +2,8 @@
 
 import types
 
+import numpy as np
+
 from .symbol import Symbol, Variable, var, Group, invoke  # noqa: F401
 from .naming import NameManager, Prefix  # noqa: F401
 from .attribute import AttrScope  # noqa: F401
@@ -16,17 +18,8 @@ def _make_function(op_name):
     def creator(*args, **kwargs):
         return invoke(op_name, *args, **kwargs)
     creator.__name__ = op_name
-    creator.__doc__ = operator_doc(op)
+    creator.__doc__ = op.help_text()
     return creator
-
-
-def operator_doc(op):
-    """A help text built from the operator's registry entry."""
-    lines = [(type(op).__doc__ or op.name).strip(), '', 'Parameters:']
-    for key, spec in sorted(op.params.items()):
-        default = 'required' if spec.required else 'default %r' % (spec.default,)
-        lines.append('  %s (%s, %s) %s' % (key, spec.kind, default, spec.doc))
-    return '\n'.join(lines)
 
 
 # MXNet keeps its underscore operators (_plus_scalar, _Plus, ...) in mx.sym._internal
@@ -43,7 +36,6 @@ fromjson = load_json
 
 
 def _dtype_name(dtype):
-    import numpy as np
     return np.dtype('float32' if dtype is None else dtype).name
 
 

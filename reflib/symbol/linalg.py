@@ -5,7 +5,6 @@ after the operator (``_linalg_gemm0``).
 """
 
 from .. import operator as _ops
-from . import operator_doc
 from .naming import NameManager
 from .symbol import invoke
 
@@ -21,7 +20,7 @@ def short_named(op_name, short):
             kwargs['name'] = NameManager.get(NameManager.current(), None, short)
         return invoke(op_name, *args, **kwargs)
     creator.__name__ = short
-    creator.__doc__ = operator_doc(_ops.get(op_name))
+    creator.__doc__ = _ops.get(op_name).help_text()
     return creator
 
 

@@ -15,12 +15,16 @@ shapes, JSON, binding — is computed by walking the graph from the outputs.
 ('softmax_label', ['softmax_output'])
 """
 
+import ast
 import json
 
 import numpy as np
 
-from ..base import MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, numeric_types
+from ..base import (MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, NotImplementedForSymbol,
+                    numeric_types)
 from .. import operator as _ops
+from ..context import current_context
+from ..util import atomic_write_text
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
 from .naming import NameManager
 from ..fluent import fluent_method
@@ -48,7 +52,6 @@ def _check_param_names(op, node_name, attrs):
 def parse_shape_attr(text):
     """The shape a ``__shape__`` attribute holds (``"(2, 3)"`` or ``"[2, 3]"``), or None if it
     holds none: a tuple of whole numbers, 0 meaning unknown."""
-    import ast
     try:
         shape = ast.literal_eval(text.strip())
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -332,29 +335,28 @@ class Symbol:
     # ------------------------------------------------------------- inference
     def infer_shape(self, *args, **kwargs):
         """(arg_shapes, out_shapes, aux_shapes) from the shapes given; (None, None, None) if incomplete."""
-        from .infer import infer_shape
+        from .infer import infer_shape          # infer.py builds on this file
         return infer_shape(self, args, kwargs, partial=False)
 
     def infer_shape_partial(self, *args, **kwargs):
         """Like infer_shape, but unknown shapes are returned as () instead of giving up."""
-        from .infer import infer_shape
+        from .infer import infer_shape          # infer.py builds on this file
         return infer_shape(self, args, kwargs, partial=True)
 
     def infer_type(self, *args, **kwargs):
-        from .infer import infer_type
+        from .infer import infer_type           # infer.py builds on this file
         return infer_type(self, args, kwargs, partial=False)
 
     def infer_type_partial(self, *args, **kwargs):
-        from .infer import infer_type
+        from .infer import infer_type           # infer.py builds on this file
         return infer_type(self, args, kwargs, partial=True)
 
     # ---------------------------------------------------------- serialization
     def tojson(self):
-        from .serialization import to_json
+        from .serialization import to_json      # serialization.py builds on this file
         return to_json(self)
 
     def save(self, fname, remove_amp_cast=True):
-        from ..util import atomic_write_text
         atomic_write_text(fname, self.tojson())
 
     # ------------------------------------------------------------------ bind
@@ -362,7 +364,7 @@ class Symbol:
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
         """Infer every shape from the given input shapes, allocate all arrays, and bind."""
-        from ..executor import simple_bind
+        from ..executor import simple_bind      # the layer above: MXNet's Symbol.bind ties them
         return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
                            shared_arg_names=shared_arg_names, shared_exec=shared_exec,
                            shared_buffer=shared_buffer, shapes=kwargs)
@@ -370,12 +372,11 @@ class Symbol:
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None,
              group2ctx=None, shared_exec=None):
         """Make an Executor over the given arrays (used by reference, not copied)."""
-        from ..executor import Executor
+        from ..executor import Executor         # the layer above: MXNet's Symbol.bind ties them
         return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given arrays (no gradients) and run forward; returns the outputs."""
-        from ..context import current_context
         exe = self.bind(ctx or current_context(), kwargs, grad_req='null')
         return exe.forward()
 
@@ -426,7 +427,6 @@ class Symbol:
     def __rsub__(self, o): return self._binary(o, '_Minus', '_RMinusScalar', True)
 
     def __bool__(self):
-        from ..base import NotImplementedForSymbol
         raise NotImplementedForSymbol(self.__bool__, 'bool')
     def __mul__(self, o): return self._binary(o, '_Mul', '_MulScalar')
     def __rmul__(self, o): return self._binary(o, '_Mul', '_MulScalar', True)
