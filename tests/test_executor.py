@@ -571,6 +571,20 @@ def test_executor_computes_no_data_gradient_nobody_asked_for():
         ex.backward()
         grads[req] = {k: v.asnumpy() for k, v in ex.grad_dict.items() if v is not None and k != 'data'}
         conv_step = next(s for s in ex._plan.steps if s.node.name == 'conv')
-        assert conv_step.env_train.wants == (req == 'write', True, True)
+        assert conv_step.wants == (req == 'write', True, True)
     for name in grads['write']:
         assert np.array_equal(grads['write'][name], grads['null'][name]), name
+
+
+def test_a_plan_does_not_change_once_built():
+    """Bind builds the plan once; the arrays an executor gives each step are its own
+    (Executor._step_arrays), so two executors of one symbol never write into one plan."""
+    net = mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=3, name='fc')
+    exe = net.simple_bind(mx.cpu(), grad_req={'data': 'null', 'fc_weight': 'write', 'fc_bias': 'write'},
+                          data=(2, 4))
+    step = exe._plan.steps[0]
+    with pytest.raises(AttributeError, match="does not change.*'wants' of fc"):
+        step.wants = (True, True, True)
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((2, 3)))
+    assert step.wants == (False, True, True)        # the data needs no gradient

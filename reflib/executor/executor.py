@@ -21,6 +21,7 @@ from ..base import BindError, ShapeError, MXNetError, TypeInferError
 from ..context import Context
 from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
+from ..operator.registry import OpEnv
 from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
 from ..shapes import prod, shape_is_known
@@ -102,6 +103,20 @@ def _write(target, value, step, slot):
                          % (step.op.name, step.node.name, step.out_slots.index(slot),
                             tuple(value.shape), tuple(target.shape)))
     target[...] = value
+
+
+class StepArrays:
+    """An executor's arrays for one step of its plan: the OpEnv of each mode (``out``: the
+    planned arrays forward writes into), the planned gradient arrays of the inputs, and
+    read-only stand-ins for the forward values this step's backward never reads."""
+    __slots__ = ('env_train', 'env_test', 'env_backward', 'grad_bufs', 'stub_ins', 'stub_outs')
+
+    def __init__(self, step):
+        self.env_train = OpEnv(step.ctx, True)
+        self.env_test = OpEnv(step.ctx, False)
+        # backward's own: its grad_out is set on every call (which gradient arrays are still free)
+        self.env_backward = OpEnv(step.ctx, True, step.wants)
+        self.grad_bufs = self.stub_ins = self.stub_outs = None
 
 
 class Executor:
@@ -228,25 +243,31 @@ class Executor:
             self._grad_array.setdefault(slot, arr)
         # read-only zeros in place of the forward values a backward does not read
         self._stub = {}
-        for step in plan.steps:
-            outs = [self._slot_array[s] for s in step.out_slots]
-            step.env_train.out = step.env_test.out = outs if any(o is not None for o in outs) else None
-            bufs = []
-            for k, s in enumerate(step.in_slots):
-                # (only slots that carry a gradient have an array, of the slot's own dtype;) a
-                # second occurrence of one slot (x + x) and a gradient that must change device
-                # are computed apart and added in
-                first_here = step.in_slots.index(s) == k and k not in step.moves
-                bufs.append(self._grad_array.get(s) if first_here else None)
-            step.grad_bufs = bufs if any(b is not None for b in bufs) else None
-            stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
-                        for k, s in enumerate(step.in_slots)]
-            stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
-                         for j, s in enumerate(step.out_slots)]
-            # None when backward reads every one of them (the common case: no list to merge)
-            step.stub_ins = stub_ins if any(st is not None for st in stub_ins) else None
-            step.stub_outs = stub_outs if any(st is not None for st in stub_outs) else None
+        self._step_arrays = [self._arrays_for(step, shapes, dtypes) for step in plan.steps]
         self._backward_done = False
+
+    def _arrays_for(self, step, shapes, dtypes):
+        """What this executor gives one step of the plan: the arrays it writes into and the
+        stand-ins for the values its backward does not read (the plan itself stays as built)."""
+        arrays = StepArrays(step)
+        outs = [self._slot_array[s] for s in step.out_slots]
+        arrays.env_train.out = arrays.env_test.out = outs if any(o is not None for o in outs) else None
+        bufs = []
+        for k, s in enumerate(step.in_slots):
+            # (only slots that carry a gradient have an array, of the slot's own dtype;) a
+            # second occurrence of one slot (x + x) and a gradient that must change device
+            # are computed apart and added in
+            first_here = step.in_slots.index(s) == k and k not in step.moves
+            bufs.append(self._grad_array.get(s) if first_here else None)
+        arrays.grad_bufs = bufs if any(b is not None for b in bufs) else None
+        stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
+                    for k, s in enumerate(step.in_slots)]
+        stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
+                     for j, s in enumerate(step.out_slots)]
+        # None when backward reads every one of them (the common case: no list to merge)
+        arrays.stub_ins = stub_ins if any(st is not None for st in stub_ins) else None
+        arrays.stub_outs = stub_outs if any(st is not None for st in stub_outs) else None
+        return arrays
 
     def _blocks_from_pool(self, blocks):
         """One byte buffer per planned block, taken from the memory pool where one fits.
@@ -340,14 +361,14 @@ class Executor:
         for slot, arr in self._bound:
             values[slot] = arr._data
         monitor = self._monitor
-        for step in self._plan.steps:
+        for step, arrays in zip(self._plan.steps, self._step_arrays):
             ins = [values[s] for s in step.in_slots]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
             aux = [values[s] for s in step.aux_slots]
             if monitor is not None and self._monitor_all:
                 self._monitor_inputs(step, ins + aux)
-            env = step.env_train if is_train else step.env_test
+            env = arrays.env_train if is_train else arrays.env_test
             if step.on_gpu:
                 with step.ctx.device_scope():
                     outs = step.op.forward(step.params, env, ins, aux)
@@ -427,7 +448,7 @@ class Executor:
         for slot, g in head_grad.items():
             accumulate(slot, g)
         values = self._values
-        for step in reversed(plan.steps):
+        for step, arrays in zip(reversed(plan.steps), reversed(self._step_arrays)):
             if not step.needs_grad:
                 continue
             loss = step.op.is_loss
@@ -439,29 +460,28 @@ class Executor:
                     if ogs[k] is None:       # an output nobody used: its gradient is zero
                         ogs[k] = grad_array[s]
                         ogs[k][...] = 0
-            if step.stub_ins is None:
+            if arrays.stub_ins is None:
                 ins = [values[s] for s in step.in_slots]
             else:
-                ins = [values[s] if st is None else st for s, st in zip(step.in_slots, step.stub_ins)]
+                ins = [values[s] if st is None else st for s, st in zip(step.in_slots, arrays.stub_ins)]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
-            if step.stub_outs is None:
+            if arrays.stub_outs is None:
                 outs = [values[s] for s in step.out_slots]
             else:
-                outs = [values[s] if st is None else st for s, st in zip(step.out_slots, step.stub_outs)]
+                outs = [values[s] if st is None else st for s, st in zip(step.out_slots, arrays.stub_outs)]
             aux = [values[s] for s in step.aux_slots]
-            env = step.env_train
+            env = arrays.env_backward
             # an input's planned gradient array is handed to the operator when this is the first
             # gradient for it; later ones are added in
-            if step.grad_bufs is not None:
+            if arrays.grad_bufs is not None:
                 env.grad_out = [None if buf is None or s in grads else buf
-                                for buf, s in zip(step.grad_bufs, step.in_slots)]
+                                for buf, s in zip(arrays.grad_bufs, step.in_slots)]
             if step.on_gpu:
                 with step.ctx.device_scope():
                     in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)
             else:
                 in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)
-            env.grad_out = None
             if self._monitor is not None:
                 self._monitor_grads(step, ins, in_grads)
             for k, slot, move_to in step.grad_to:       # the inputs a gradient flows to
@@ -488,7 +508,7 @@ class Executor:
             if not self._plan.carries[slot]:
                 continue
             if g is None:  # the op says "zero" (a label); MXNet still reports the zero array
-                g = step.env_train.xp.zeros_like(ins[k])
+                g = step.ctx.xp.zeros_like(ins[k])
             suffix = '' if len(step.in_slots) == 1 else str(k)
             self._monitor('%s_backward_output%s' % (step.node.name, suffix), NDArray(g, step.ctx))
 

@@ -36,7 +36,7 @@ import numpy as np
 from ..base import BindError
 from ..shapes import prod
 
-__all__ = ['Entry', 'Block', 'MemoryPlan', 'plan_memory', 'check_fits', 'available_bytes']
+__all__ = ['Entry', 'Block', 'MemoryPlan', 'Timeline', 'plan_memory', 'check_fits', 'available_bytes']
 
 # MXNet's NNVM_EXEC_MATCH_RANGE: a free block is reused only within this factor of the size
 MATCH_RANGE = 16
@@ -114,96 +114,181 @@ def _related(a, b):
     return b.shares == 'inplace' and b.start == a.end
 
 
+class Timeline:
+    """The moments of one forward and backward over ``num_steps`` steps.
+
+    Forward step k runs at time k; the backward of step k at time 2n-1-k (backward walks
+    the steps in reverse); ``end`` (2n) is after the last backward, when gradients of the
+    arguments are handed over."""
+
+    def __init__(self, num_steps):
+        self.num_steps = num_steps
+        self.end = 2 * num_steps
+
+    def forward(self, k):
+        return k
+
+    def backward(self, k):
+        return 2 * self.num_steps - 1 - k
+
+    def is_forward(self, t):
+        return t < self.num_steps
+
+    def is_backward(self, t):
+        return self.num_steps <= t < self.end
+
+    def backward_step(self, t):
+        """The step whose backward runs at time ``t``."""
+        return 2 * self.num_steps - 1 - t
+
+
+def _flag(name, default='1'):
+    return os.environ.get(name, default).strip().lower() not in ('0', 'false')
+
+
 def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
-    """Plan the memory of ``plan``'s entries.
+    """Plan the memory of ``plan``'s entries: their lifetimes, then a block for each.
 
     slot_shape, slot_dtype: per slot.  training: plan backward too.  var_grads: for each
     variable slot whose gradient backward sums in a planned entry (``grad_req='add'``, or a
     gradient array elsewhere), True; variables absent from it get their gradient written
     straight into the caller's array.
     """
-    share = os.environ.get('REFLIB_SHARE_MEMORY', '1').strip().lower() not in ('0', 'false')
-    allow_inplace = share and os.environ.get('MXNET_EXEC_ENABLE_INPLACE', '1').strip().lower() not in ('0', 'false')
-    steps = plan.steps
-    n = len(steps)
-    end_of_backward = 2 * n
-    variables = set(plan.var_slot.values())
+    share = _flag('REFLIB_SHARE_MEMORY')
+    allow_inplace = share and _flag('MXNET_EXEC_ENABLE_INPLACE')
+    timeline = Timeline(len(plan.steps))
+    entries = _forward_values(plan, slot_shape, slot_dtype, timeline, training)
+    if training:
+        _gradients(plan, slot_shape, slot_dtype, timeline, var_grads, entries)
+    callers = set(plan.var_slot.values()) | set(plan.head_slots)   # values in the caller's arrays
+    blocks = _BlockWalk(entries, share).run(
+        timeline, lambda e, t: _inplace_sources(plan, timeline, callers, e, t) if allow_inplace else None)
+    return MemoryPlan(entries, blocks, training, timeline.num_steps)
+
+
+def _forward_values(plan, slot_shape, slot_dtype, timeline, training):
+    """An entry for every planned forward output, alive from its step to its last reader:
+    in forward, and (training) in the backward of any step that reads it there."""
     heads = set(plan.head_slots)
-    producer = {}
     entries = {}
-
-    def bwd_time(k):
-        return 2 * n - 1 - k
-
-    # --- forward outputs, and when forward reads them
-    for k, step in enumerate(steps):
+    for k, step in enumerate(plan.steps):
         for s in step.out_slots:
-            producer[s] = k
             if s not in heads and slot_shape.get(s):
                 entries[('out', s)] = Entry(('out', s), plan.slot_name[s], slot_shape[s],
-                                            slot_dtype[s], plan.slot_ctx[s], k)
+                                            slot_dtype[s], plan.slot_ctx[s], timeline.forward(k))
         for s in step.in_slots:
             e = entries.get(('out', s))
             if e is not None:
-                e.end = max(e.end, k)
-
+                e.end = max(e.end, timeline.forward(k))
     if training:
-        runs_backward = [step.needs_grad for step in steps]
-        # --- what each backward reads of forward
-        for k, step in enumerate(steps):
-            if not runs_backward[k]:
+        for k, step in enumerate(plan.steps):
+            if not step.needs_grad:
                 continue
-            for s in [step.in_slots[i] for i in step.bwd_ins] + [step.out_slots[j] for j in step.bwd_outs]:
+            read = [step.in_slots[i] for i in step.bwd_ins] + [step.out_slots[j] for j in step.bwd_outs]
+            for s in read:
                 e = entries.get(('out', s))
                 if e is not None:
-                    e.end = max(e.end, bwd_time(k))
-        # --- gradients: from the first contribution to the producer's backward
-        def grad_entry(s, t):
-            key = ('grad', s)
-            e = entries.get(key)
-            if e is None:
-                e = entries[key] = Entry(key, 'grad of ' + plan.slot_name[s], slot_shape[s], slot_dtype[s],
-                                         plan.slot_ctx[s], t)
-                e.end = end_of_backward if s in variables else bwd_time(producer[s])
-            e.start = min(e.start, t)
-            return e
+                    e.end = max(e.end, timeline.backward(k))
+    return entries
 
-        def wants_entry(s):
-            if s in variables:
-                return s in var_grads
-            k = producer[s]
-            step = steps[k]
-            return (not step.op.is_loss and step.out_slots.index(s) < step.nvis
-                    and slot_shape.get(s))
 
-        for s in plan.head_slots:
-            if plan.carries[s] and wants_entry(s):
-                grad_entry(s, n)
-        for k in reversed(range(n)):
-            step = steps[k]
-            if not runs_backward[k]:
-                continue
-            if not step.op.is_loss:     # a visible output that gets no gradient is given zeros
-                for s in step.out_slots[:step.nvis]:
-                    if slot_shape.get(s):
-                        grad_entry(s, bwd_time(k))
-            for _, s, _ in step.grad_to:
-                if wants_entry(s):
-                    grad_entry(s, bwd_time(k))
+def _gradients(plan, slot_shape, slot_dtype, timeline, var_grads, entries):
+    """Add an entry for every gradient backward sums: alive from its first contribution to
+    the backward of the step that produced the value (an argument's: to the end)."""
+    steps = plan.steps
+    variables = set(plan.var_slot.values())
+    producer = {s: k for k, step in enumerate(steps) for s in step.out_slots}
 
-    # --- the walk: give every entry a block
-    starting = {}
-    for e in entries.values():
-        starting.setdefault(e.start, []).append(e)
-    ending = {}
-    for e in entries.values():
-        ending.setdefault(e.end, []).append(e)
-    blocks, free = [], []
+    def grad_entry(s, t):
+        key = ('grad', s)
+        e = entries.get(key)
+        if e is None:
+            e = entries[key] = Entry(key, 'grad of ' + plan.slot_name[s], slot_shape[s], slot_dtype[s],
+                                     plan.slot_ctx[s], t)
+            e.end = timeline.end if s in variables else timeline.backward(producer[s])
+        e.start = min(e.start, t)
 
-    def take_block(e):
-        if share:
+    def planned(s):
+        """Does the gradient of slot ``s`` get an entry (not the caller's array, not a loss's)?"""
+        if s in variables:
+            return s in var_grads
+        step = steps[producer[s]]
+        return not step.op.is_loss and step.out_slots.index(s) < step.nvis and slot_shape.get(s)
+
+    for s in plan.head_slots:
+        if plan.carries[s] and planned(s):
+            grad_entry(s, timeline.num_steps)          # given before the first backward step
+    for k in reversed(range(len(steps))):
+        step = steps[k]
+        if not step.needs_grad:
+            continue
+        if not step.op.is_loss:     # a visible output that gets no gradient is given zeros
+            for s in step.out_slots[:step.nvis]:
+                if slot_shape.get(s):
+                    grad_entry(s, timeline.backward(k))
+        for _, s, _ in step.grad_to:
+            if planned(s):
+                grad_entry(s, timeline.backward(k))
+
+
+def _inplace_sources(plan, timeline, callers, e, t):
+    """``(source entry keys, identity)`` whose block entry ``e``, starting at ``t``, may take
+    over, as its operator allows (``Operator.inplace`` forward, ``backward_inplace`` for
+    gradients); None where it may take none.  ``callers``: the slots of the arguments and
+    the graph's outputs, whose gradients never share."""
+    kind, slot = e.key
+    if kind == 'out' and timeline.is_forward(t):
+        step = plan.steps[t]
+        j = step.out_slots.index(slot)
+        pairs = [(i, ('out', step.in_slots[i])) for i, o in step.op.inplace(step.params) if o == j]
+    elif kind == 'grad' and timeline.is_backward(t) and slot not in callers:
+        # (an argument's gradient is the caller's; a head's is copied in before backward)
+        step = plan.steps[timeline.backward_step(t)]
+        if slot not in step.in_slots:
+            return None
+        i = step.in_slots.index(slot)
+        pairs = [(i2, ('grad', step.out_slots[o])) for o, i2 in step.op.backward_inplace(step.params)
+                 if i2 == i]
+    else:
+        return None
+    # an input read twice by the step, or copied from another device, is not its to reuse
+    sources = [key for i, key in pairs
+               if i not in step.moves and step.in_slots.count(step.in_slots[i]) == 1]
+    return sources, step.op.inplace_identity(step.params)
+
+
+class _BlockWalk:
+    """Walk the timeline, giving every entry a block when it starts and freeing blocks whose
+    entries have all ended."""
+
+    def __init__(self, entries, share):
+        self.entries, self.share = entries, share
+        self.blocks, self.free = [], []
+
+    def run(self, timeline, sources_of):
+        starting, ending = {}, {}
+        for e in self.entries.values():
+            starting.setdefault(e.start, []).append(e)
+        for e in self.entries.values():
+            ending.setdefault(e.end, []).append(e)
+        for t in range(timeline.end + 1):
+            for e in starting.get(t, ()):
+                found = sources_of(e, t)
+                if found is None or not self._share_with(e, t, *found):
+                    self._place(e, self._take_block(e))
+            for e in ending.get(t, ()):
+                block = e.block
+                block.live.discard(e.key)
+                if not block.live:
+                    self.free.append(block)
+        return self.blocks
+
+    def _take_block(self, e):
+        """A free block of e's device: the smallest big enough, else the largest smaller one
+        (grown), each within MATCH_RANGE of e's size; else a new one."""
+        if self.share:
             size = e.nbytes
-            mine = [b for b in free if b.ctx == e.ctx]
+            mine = [b for b in self.free if b.ctx == e.ctx]
             big = [b for b in mine if size <= b.nbytes <= size * MATCH_RANGE]
             small = [b for b in mine if size // MATCH_RANGE <= b.nbytes < size]
             block = None
@@ -213,63 +298,32 @@ def plan_memory(plan, slot_shape, slot_dtype, training, var_grads):
                 block = max(small, key=lambda b: (b.nbytes, -b.index))
                 block.nbytes = size     # allocated at its largest size
             if block is not None:
-                free.remove(block)
+                self.free.remove(block)
                 return block
-        block = Block(len(blocks), e.ctx, e.nbytes)    # nothing fits
-        blocks.append(block)
+        block = Block(len(self.blocks), e.ctx, e.nbytes)    # nothing fits
+        self.blocks.append(block)
         return block
 
-    def place(e, block, how=None):
+    def _place(self, e, block, how=None):
         e.block, e.shares = block, how
         block.entries.append(e)
         block.live.add(e.key)
 
-    def try_share(e, t, sources, identity):
-        """Put ``e`` into the block of one of the ``sources`` (entry keys), if the rules allow."""
+    def _share_with(self, e, t, sources, identity):
+        """Put ``e`` into the block of the first of ``sources`` that allows it: as an identity
+        view, or in place when that source dies at ``t`` and is alone in its block."""
         for key in sources:
-            src = entries.get(key)
+            src = self.entries.get(key)
             if src is None or src.block is None or src.ctx != e.ctx or src.nbytes != e.nbytes:
                 continue
             if identity:
-                place(e, src.block, 'identity')
+                self._place(e, src.block, 'identity')
             elif src.end == t and src.block.live == {src.key}:
-                place(e, src.block, 'inplace')
+                self._place(e, src.block, 'inplace')
             else:
                 continue
             return True
         return False
-
-    def alone(step, i):
-        """Input ``i`` of ``step`` is read once by it and lives on its device."""
-        return i not in step.moves and step.in_slots.count(step.in_slots[i]) == 1
-
-    for t in range(end_of_backward + 1):
-        for e in starting.get(t, ()):
-            shared = False
-            if allow_inplace and e.key[0] == 'out' and t < n:
-                step = steps[t]
-                j = step.out_slots.index(e.key[1])
-                sources = [('out', step.in_slots[i]) for i, o in step.op.inplace(step.params)
-                           if o == j and alone(step, i)]
-                shared = try_share(e, t, sources, step.op.inplace_identity(step.params))
-            elif (allow_inplace and e.key[0] == 'grad' and n <= t < end_of_backward
-                  and e.key[1] not in variables and e.key[1] not in heads):
-                # (a head's gradient is copied in before any backward step runs)
-                k = 2 * n - 1 - t
-                step = steps[k]
-                if e.key[1] in step.in_slots:
-                    i = step.in_slots.index(e.key[1])
-                    sources = [('grad', step.out_slots[o]) for o, i2 in step.op.backward_inplace(step.params)
-                               if i2 == i and alone(step, i)]
-                    shared = try_share(e, t, sources, step.op.inplace_identity(step.params))
-            if not shared:
-                place(e, take_block(e))
-        for e in ending.get(t, ()):
-            block = e.block
-            block.live.discard(e.key)
-            if not block.live:
-                free.append(block)
-    return MemoryPlan(entries, blocks, training, n)
 
 
 # ---------------------------------------------------------------- does it fit at all?

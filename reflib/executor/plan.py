@@ -15,31 +15,34 @@ reverse.  The plan also decides:
 Where each value lives is the memory plan's business (memory.py).
 """
 
-from ..operator.registry import OpEnv
-
 __all__ = ['Step', 'Plan', 'build_plan']
 
 
 class Step:
-    """One operator call."""
+    """One operator call, as bind planned it.  A description only: build_plan fills it in and
+    nothing changes it afterwards (the arrays an executor gives each step are the executor's,
+    see Executor._allocate)."""
     __slots__ = ('node', 'op', 'params', 'ctx', 'in_slots', 'aux_slots', 'out_slots',
-                 'moves', 'needs_grad', 'env_train', 'env_test', 'nvis', 'on_gpu', 'grad_to',
-                 'bwd_ins', 'bwd_outs', 'grad_bufs', 'stub_ins', 'stub_outs', 'visible')
+                 'moves', 'needs_grad', 'wants', 'nvis', 'on_gpu', 'grad_to',
+                 'bwd_ins', 'bwd_outs', 'visible', '_fixed')
 
     def __init__(self, node, ctx, in_slots, aux_slots, out_slots):
         self.node, self.op, self.params, self.ctx = node, node.op, node.params, ctx
         self.in_slots, self.aux_slots, self.out_slots = in_slots, aux_slots, out_slots
         self.moves = []          # positions of inputs produced on another context
         self.needs_grad = False  # does any input lead back to an argument with a gradient
-        self.env_train = OpEnv(ctx, True)
-        self.env_test = OpEnv(ctx, False)
+        self.wants = None        # per input: does its gradient flow anywhere (OpEnv.wants)
         self.nvis = node.num_visible_outputs()
         self.visible = out_slots[:self.nvis]   # the outputs a user sees (and sends gradients to)
         self.on_gpu = ctx.device_type == 'gpu'   # needs a device scope around its calls
         self.grad_to = []        # (input position, slot, context to move to or None): gradients to keep
         self.bwd_ins = self.bwd_outs = ()   # positions of the inputs / outputs backward reads
-        self.grad_bufs = None    # per input: the array its gradient goes to (set by the executor)
-        self.stub_ins = self.stub_outs = None  # None, or per input / output: None or a stand-in
+
+    def __setattr__(self, name, value):
+        if getattr(self, '_fixed', False):
+            raise AttributeError('a planned Step does not change once build_plan has made it '
+                                 '(tried to set %r of %s)' % (name, self.node.name))
+        object.__setattr__(self, name, value)
 
 
 class Plan:
@@ -99,7 +102,7 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
         for s in step.out_slots:
             carries[s] = step.needs_grad
         # backward computes only the input gradients that flow somewhere (see OpEnv.wants)
-        step.env_train.wants = tuple(carries[s] for s in step.in_slots)
+        step.wants = tuple(carries[s] for s in step.in_slots)
         step.grad_to = [(k, s, slot_ctx[s] if slot_ctx[s] != step.ctx else None)
                         for k, s in enumerate(step.in_slots) if carries[s]]
 
@@ -109,4 +112,5 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
         if reads is None:
             reads = range(len(step.in_slots)), range(len(step.out_slots))
         step.bwd_ins, step.bwd_outs = tuple(reads[0]), tuple(reads[1])
+        step._fixed = True
     return Plan(steps, len(slot_ctx), var_slot, slot_ctx, slot_name, head_slots, carries)
