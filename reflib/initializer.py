@@ -43,6 +43,7 @@ import warnings
 import numpy as np
 
 from .base import MXNetError
+from .registry import Registry
 from . import random
 from . import ndarray as nd
 from .ndarray import NDArray
@@ -74,7 +75,7 @@ class InitDesc(str):
 
 
 # ------------------------------------------------------------------ registry
-_REGISTRY = {}
+_REGISTRY = Registry('initializer', on_replace='warn', error=InitializerError)   # base: below Initializer
 
 
 def register(klass, name=None):
@@ -83,24 +84,12 @@ def register(klass, name=None):
     Use as a decorator: ``@mx.init.register``.  The name is what ``dumps()`` writes and what
     ``create`` and the ``__init__`` attribute of a variable look up.
     """
-    if not (isinstance(klass, type) and issubclass(klass, Initializer)):
-        raise InitializerError('register: %r is not a subclass of Initializer' % (klass,))
-    key = (name or klass.__name__).lower()
-    if key in _REGISTRY and _REGISTRY[key] is not klass:
-        warnings.warn('initializer %r: %s.%s replaces %s.%s'
-                      % (key, klass.__module__, klass.__name__,
-                         _REGISTRY[key].__module__, _REGISTRY[key].__name__), UserWarning, stacklevel=2)
-    _REGISTRY[key] = klass
-    return klass
+    return _REGISTRY.register(klass, name)
 
 
 def alias(*aliases):
     """Decorator registering a class under extra names: ``@alias('zeros')``."""
-    def decorate(klass):
-        for name in aliases:
-            register(klass, name)
-        return klass
-    return decorate
+    return _REGISTRY.alias(*aliases)
 
 
 def create(*args, **kwargs):
@@ -132,11 +121,7 @@ def create(*args, **kwargs):
         return create(name, **json_kwargs)
     if spec.startswith('{'):
         return create(**json.loads(spec))
-    klass = _REGISTRY.get(spec.lower())
-    if klass is None:
-        raise InitializerError('unknown initializer %r; registered initializers are %s'
-                               % (spec, ', '.join(sorted(_REGISTRY))))
-    return klass(*args, **kwargs)
+    return _REGISTRY.find(spec)(*args, **kwargs)
 
 
 # ------------------------------------------------------------------ base class
@@ -286,6 +271,9 @@ def _bilinear_kernel(shape):
     y = np.arange(shape[2])
     kernel = np.outer(1 - np.abs(y / f - c), 1 - np.abs(x / f - c)).astype(np.float32)
     return np.broadcast_to(kernel, shape)
+
+
+_REGISTRY.base = Initializer
 
 
 # ------------------------------------------------------------------ combinators

@@ -8,7 +8,7 @@ Nothing inside reflib imports this file: it exists so that MXNet scripts find th
 """
 
 from .callback import BatchEndParam
-from .checkpoint import load_checkpoint, load_params, params_bytes, save_checkpoint, split_params
+from .checkpoint import load_checkpoint, load_params, save_checkpoint, split_params
 from .feedforward import FeedForward
 
 __all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'split_params', 'FeedForward']

@@ -29,8 +29,7 @@ from .ndarray.ndarray import move, to_numpy
 from .operator import OpEnv, get
 from .test_tolerances import (  # noqa: F401  (mx.test_utils has them all)
     default_context, set_default_context, default_dtype, default_rtols, default_atols, default_numeric_eps,
-    get_rtol, get_atol, same, almost_equal, assert_almost_equal, assert_allclose, assert_exception,
-    _NUMERIC_EPS, _numpy)
+    get_rtol, get_atol, same, almost_equal, assert_almost_equal, assert_allclose, assert_exception)
 
 __all__ = ['check_op_gradient', 'op_forward', 'numeric_grad',
            'default_context', 'set_default_context', 'default_dtype', 'default_rtols', 'default_atols',

@@ -351,7 +351,7 @@ def test_orthogonal(shape, rand_type):
 # ------------------------------------------------------------------ extending
 def test_register_custom_initializer_and_use_it_through_a_variable():
     @mx.init.register
-    @mx.init.alias('tenth')
+    @mx.init.alias('one_tenth')
     class Tenth(mx.init.Initializer):
         def __init__(self, sign=1):
             super().__init__(sign=sign)
@@ -366,6 +366,7 @@ def test_register_custom_initializer_and_use_it_through_a_variable():
     mx.init.Zero()(InitDesc('v', v.attr_dict()['v']), arr)
     np.testing.assert_allclose(arr.asnumpy(), [-0.1, -0.1], rtol=1e-6)
     assert isinstance(mx.init.create('TENTH'), Tenth)
+    assert isinstance(mx.init.create('one_tenth'), Tenth)
     with pytest.raises(MXNetError, match='not a subclass'):
         mx.init.register(dict)
 

@@ -14,7 +14,8 @@ import os
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'reflib')
 
 LAYERS = [
-    ('reflib.base', 'reflib.context', 'reflib.shapes', 'reflib.generators', 'reflib.util', 'reflib.threads'),
+    ('reflib.base', 'reflib.context', 'reflib.shapes', 'reflib.generators', 'reflib.util', 'reflib.threads',
+     'reflib.registry'),
     ('reflib.operator', 'reflib.fluent'),
     ('reflib.symbol',),
     ('reflib.ndarray', 'reflib.random'),

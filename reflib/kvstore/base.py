@@ -9,6 +9,7 @@ methods, and custom stores can be added with ``KVStoreBase.register``.
 """
 
 from ..base import MXNetError
+from ..registry import Registry
 
 __all__ = ['KVStoreBase', 'KVStoreError']
 
@@ -29,7 +30,7 @@ class KVStoreBase:
     OPTIMIZER = 'optimizer'
 
     # lower-cased class name -> class; ``create`` looks here before the built-in stores
-    kv_registry = {}
+    kv_registry = Registry('KVStore', error=KVStoreError)       # its base is set below the class
 
     def broadcast(self, key, value, out, priority=0):
         """Initialise ``key`` with ``value`` and copy it into every array of ``out``."""
@@ -71,7 +72,7 @@ class KVStoreBase:
     @staticmethod
     def register(klass):
         """Class decorator: ``create(klass.__name__.lower())`` then returns ``klass()``."""
-        if not isinstance(klass, type) or not issubclass(klass, KVStoreBase):
-            raise KVStoreError('KVStoreBase.register expects a subclass of KVStoreBase, got %r' % (klass,))
-        KVStoreBase.kv_registry[klass.__name__.lower()] = klass
-        return klass
+        return KVStoreBase.kv_registry.register(klass)
+
+
+KVStoreBase.kv_registry.base = KVStoreBase

@@ -9,6 +9,7 @@ from collections import OrderedDict
 import numpy
 
 from ..base import MXNetError, ShapeError, numeric_types
+from ..registry import Registry
 from ..ndarray import NDArray
 
 _LOG = logging.getLogger('reflib.metric')
@@ -177,24 +178,17 @@ def _select(arrays, names, what, metric_name):
 
 
 # ------------------------------------------------------------------ registry
-_REGISTRY = {}
+_REGISTRY = Registry('metric', base=EvalMetric, error=MetricError)
 
 
 def register(klass, name=None):
     """Make an EvalMetric subclass creatable by name (its lower-cased class name by default)."""
-    if not (isinstance(klass, type) and issubclass(klass, EvalMetric)):
-        raise MetricError('register: %r is not a subclass of EvalMetric' % (klass,))
-    _REGISTRY[(name or klass.__name__).lower()] = klass
-    return klass
+    return _REGISTRY.register(klass, name)
 
 
 def alias(*aliases):
     """Decorator registering a metric class under extra names: ``@alias('acc')``."""
-    def decorate(klass):
-        for name in aliases:
-            register(klass, name)
-        return klass
-    return decorate
+    return _REGISTRY.alias(*aliases)
 
 
 def create(metric, *args, **kwargs):
@@ -235,11 +229,7 @@ def create(metric, *args, **kwargs):
                           % type(metric).__name__)
     if metric.startswith(('[', '{')):
         return _create_from_json(metric, args, kwargs)
-    klass = _REGISTRY.get(metric.lower())
-    if klass is None:
-        raise MetricError('unknown metric %r; known metrics are %s'
-                          % (metric, ', '.join(sorted(_REGISTRY))))
-    return klass(*args, **kwargs)
+    return _REGISTRY.find(metric)(*args, **kwargs)
 
 
 def _create_from_json(text, args, kwargs):

@@ -22,7 +22,7 @@ import numpy as np
 from ..base import MXNetError, _as_list
 from .. import ndarray as nd
 from .. import metric as _metric
-from ..io import DataBatch, DataDesc, DataIter
+from ..io import DataBatch, DataIter
 from ..io.dataiter import data_descs
 from ..callback import BatchEndParam
 from ..checkpoint import params_bytes, split_params

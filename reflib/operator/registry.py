@@ -22,6 +22,7 @@ import ast
 import numpy as np
 
 from ..base import ParamError, ShapeError
+from ..registry import Registry
 # the shape algebra lives below the operators (reflib/shapes.py); chapter 3 shows merge_shape
 # as registry.merge_shape, where it lived before
 from ..shapes import format_shape, merge_shape, prod
@@ -30,7 +31,7 @@ from ..generators import generator
 __all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
            'Params']
 
-_REGISTRY = {}
+_REGISTRY = Registry('operator', lower=False, on_replace='raise', error=ParamError)
 
 
 class _Required:
@@ -364,9 +365,7 @@ def register(cls):
     """Class decorator: instantiate ``cls`` and make it findable by its name and aliases."""
     op = cls()
     for key in (cls.name,) + tuple(cls.aliases):
-        if key in _REGISTRY:
-            raise AssertionError('operator %r registered twice' % key)
-        _REGISTRY[key] = op
+        _REGISTRY.register(op, key)
     return cls
 
 

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError
+from ..registry import Registry
 from ..ndarray import NDArray
 
 
@@ -141,7 +142,7 @@ class Optimizer:
         Gluon's way of giving the multipliers; takes precedence over the rest.
     """
 
-    opt_registry = {}
+    opt_registry = Registry('optimizer', on_replace='warn', error=OptimizerError)
 
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
@@ -190,14 +191,7 @@ class Optimizer:
         """Class decorator: make ``klass`` available to ``create`` under its lower-cased name."""
         if not isinstance(klass, type):
             raise TypeError('Optimizer.register decorates a class, got %r' % (klass,))
-        name = klass.__name__.lower()
-        if name in Optimizer.opt_registry:
-            old = Optimizer.opt_registry[name]
-            warnings.warn('optimizer %s.%s replaces the registered %s.%s'
-                          % (klass.__module__, klass.__name__, old.__module__, old.__name__),
-                          UserWarning, stacklevel=2)
-        Optimizer.opt_registry[name] = klass
-        return klass
+        return Optimizer.opt_registry.register(klass)
 
     @staticmethod
     def create_optimizer(name, **kwargs):
@@ -205,12 +199,7 @@ class Optimizer:
         if not isinstance(name, str):
             raise OptimizerError('create expects an optimizer name (a str), got %s; '
                                  'pass Optimizer instances around directly' % type(name).__name__)
-        klass = Optimizer.opt_registry.get(name.lower())
-        if klass is None:
-            known = ', '.join(sorted(Optimizer.opt_registry))
-            raise OptimizerError('unknown optimizer %r; registered optimizers are: %s (names are '
-                                 'case-insensitive)' % (name, known))
-        return klass(**kwargs)
+        return Optimizer.opt_registry.find(name)(**kwargs)
 
     # ------------------------------------------------------------ learning rate
     @property
@@ -371,6 +360,9 @@ class ImplementedUpdate:
         self._update_impl(index, weight, grad, state, multi_precision=False)
 
     def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
+        several = isinstance(index, (list, tuple))
+        first_weight, first_state = (weight[0], state[0]) if several else (weight, state)
+        # the master copy is there only in a state made by create_state_multi_precision
         self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and _is_fp16(first))
+                          multi_precision=(self.multi_precision and _is_fp16(first_weight)
+                                           and isinstance(first_state, (tuple, list))))

@@ -146,7 +146,7 @@ class SGD(ImplementedUpdate, _MomentumState, Optimizer):
 
 # ---------------------------------------------------------------- NAG
 @register
-class NAG(_MomentumState, Optimizer):
+class NAG(ImplementedUpdate, _MomentumState, Optimizer):
     """Nesterov accelerated gradient.
 
     With ``g = clip(rescale_grad * grad, clip_gradient)`` MXNet 1.9.1 keeps the
@@ -194,13 +194,6 @@ class NAG(_MomentumState, Optimizer):
         if master is not None:
             _store(master, new_w)
         _store(weight, new_w)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        use_mp = self.multi_precision and _is_fp16(weight) and isinstance(state, (tuple, list))
-        self._update_impl(index, weight, grad, state, multi_precision=use_mp)
 
 
 @register

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..base import ShapeError, TypeInferError, BindError, MXNetError, FLAG_TO_DTYPE
+from ..base import ShapeError, BindError, MXNetError, FLAG_TO_DTYPE
 from ..shapes import merge_shape, merge_dtype, shape_is_known
 from .symbol import parse_shape_attr, topo_order, split_variables
 

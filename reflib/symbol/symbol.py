@@ -22,7 +22,6 @@ import numpy as np
 
 from ..base import (MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, NotImplementedForSymbol,
                     numeric_types)
-from .. import operator as _ops
 from ..context import current_context
 from ..util import atomic_write_text
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
