@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The measurements chapter 13 shows, gathered into chapters/perf_results.json.
+"""The measurements chapter 13 shows, gathered into reflib/book/data/perf_results.json.
 
     .venv/bin/python bench/book_results.py              # runs every benchmark (about 15 min)
     .venv/bin/python bench/book_results.py --from DIR   # only gathers DIR's JSON files
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, '..', 'chapters', 'perf_results.json')
+OUT = os.path.join(HERE, '..', 'reflib', 'book', 'data', 'perf_results.json')
 RUNS = [('mem64.json', ['memory_plan.py', '--batch', '64']),
         ('mem256.json', ['memory_plan.py', '--batch', '256']),
         ('overhead.json', ['executor_overhead.py']),

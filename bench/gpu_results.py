@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Chapter 13's GPU figures: the stored bench/gpu_check.py runs, gathered into chapters/gpu_results.json.
+"""Chapter 13's GPU figures: the stored bench/gpu_check.py runs, gathered into reflib/book/data/gpu_results.json.
 
     .venv/bin/python bench/gpu_results.py            # after adding a run to bench/results/
 
@@ -15,7 +15,7 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, 'results')
-OUT = os.path.join(HERE, '..', 'chapters', 'gpu_results.json')
+OUT = os.path.join(HERE, '..', 'reflib', 'book', 'data', 'gpu_results.json')
 
 # (file in bench/results, what the code was)
 RUNS = [

@@ -126,3 +126,27 @@ def test_every_figure_has_a_caption_and_a_name(path):
         if pictures and not (figure.get('caption') and figure.get('name', '').startswith('fig-')):
             bare.append(i)
     assert not bare, bare
+
+
+# ---------------------------------------------------------------- a chapter on its own
+def test_a_chapter_needs_only_its_notebook_and_reflib():
+    """A reader who downloads one notebook runs it with reflib installed: no chapter reaches
+    outside its folder (``..``), edits sys.path, or opens a file it did not write itself;
+    what chapters read ships in reflib/book (stored.py)."""
+    for path in CHAPTERS:
+        with open(path) as f:
+            nb = json.load(f)
+        for i, cell in enumerate(nb['cells']):
+            if cell['cell_type'] != 'code':
+                continue
+            source = ''.join(cell['source'])
+            for bad in (r"'\.\.'", r'\.\./', r'sys\.path', r"open\('[\w.-]+\.(json|py|npz)'\)",
+                        r'tests/golden', r"'bench'"):
+                assert not re.search(bad, source), '%s cell %d: %s' % (os.path.basename(path), i, bad)
+
+
+def test_the_books_copies_of_mxnet_files_match_the_golden_ones():
+    from reflib import book
+    for name in ('mlp-symbol.json', 'lm_fit.npz'):
+        with open(book.data_path(name), 'rb') as ours, open(os.path.join(os.path.dirname(__file__), 'golden', name), 'rb') as golden:
+            assert ours.read() == golden.read(), name

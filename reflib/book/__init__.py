@@ -7,7 +7,7 @@ does with its package; so can a reader's own notebook.  Each drawing function re
 this package.
 
 ========================  ===================================================================
-``source``                ``excerpt``, ``source_lines``, ``working_directory``
+``source``                ``source``, ``excerpt``, ``source_lines``, ``working_directory``
 ``drawing``               ``svg``, and the font and colours every picture shares
 ``arrays``                ``draw_handles`` (ch. 1), ``draw_executor`` (ch. 4), ``draw_group`` (ch. 7)
 ``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6)
@@ -15,6 +15,9 @@ this package.
 ``performance``           ``memory_table``, ``draw_memory_timeline``, ``profile_by_operator`` (ch. 13)
 ``buckets``               ``draw_buckets`` (ch. 14)
 ``records``               ``draw_record``, ``parse_record``: one record of a RecordIO file (ch. 9)
+``stored``                ``data_path``, ``load_json``, ``load_npz``, ``script_path``: what chapters read
+``models``, ``lm_fit``    the benchmark's models (ch. 13), the bucketing language model (ch. 14)
+``trying``                ``attempt``: run a call, print ``ok`` or the error reflib raises (ch. 4, 8)
 ========================  ===================================================================
 """
 
@@ -26,11 +29,14 @@ from .drawing import svg
 from .graphs import draw_placement, draw_plan, draw_shapes
 from .performance import draw_memory_timeline, memory_table, profile_by_operator
 from .records import draw_record, parse_record
-from .source import excerpt, source_lines, working_directory
+from .source import excerpt, source, source_lines, working_directory
+from .stored import data_path, load_json, load_npz, script_path
+from .trying import attempt
+from . import lm_fit, models
 
-__all__ = ['excerpt', 'source_lines', 'working_directory', 'svg',
+__all__ = ['excerpt', 'source', 'source_lines', 'working_directory', 'svg',
            'draw_handles', 'draw_executor', 'draw_group', 'draw_shapes', 'draw_plan', 'draw_placement',
            'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
            'kvstore_round', 'distributed_job',
            'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets',
-           'draw_record', 'parse_record']
+           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'attempt']

@@ -1,14 +1,12 @@
 """Sentences for gen_rnn_io.py and tests/test_rnn_io.py: the same words in either library."""
 
+import os
+import sys
+
 import numpy as np
 
-WORDS = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'dog', 'ran', 'far', 'away', 'and', 'slept']
-
-
-def sentences():
-    """60 sentences of 2 to 11 words, seeded."""
-    rng = np.random.RandomState(5)
-    return [[WORDS[i] for i in rng.randint(0, len(WORDS), rng.randint(2, 12))] for _ in range(60)]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lm_fit_cases import WORDS, sentences  # noqa: E402,F401  (defined once, in reflib/book/lm_fit.py)
 
 
 def epoch(mx, iterator):
