@@ -59,6 +59,11 @@ def test_a_bucket_is_bound_when_a_batch_first_needs_it():
     mod.forward(batch, is_train=False)
     assert mod._curr_bucket_key == 3
     assert mod.get_outputs()[0].shape == (case.BATCH * 3, case.VOCAB)
+    # the public view: the real modules, in a mapping of its own
+    view = mod.buckets
+    assert sorted(view) == [3, 5] and view[3] is mod._buckets[3]
+    view.clear()
+    assert sorted(mod._buckets) == [3, 5]
 
 
 def test_checkpoint_round_trip_with_mxnets_files(tmp_path):

@@ -588,3 +588,14 @@ def test_a_plan_does_not_change_once_built():
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones((2, 3)))
     assert step.wants == (False, True, True)        # the data needs no gradient
+
+
+def test_the_public_views_of_a_bound_executor():
+    """plan, memory_plan and memory_pool: what chapters and book helpers read."""
+    net = mx.sym.Activation(mx.sym.FullyConnected(mx.sym.Variable('data'), num_hidden=3, name='fc'),
+                            act_type='relu', name='relu')
+    exe = net.simple_bind(mx.cpu(), data=(2, 4))
+    assert [s.node.name for s in exe.plan.steps] == ['fc', 'relu']
+    assert exe.memory_plan.total_bytes == exe.memory_report()['planned']
+    assert sum(n for _, n in exe.memory_pool) == exe.memory_report()['planned']
+    assert all(ctx == mx.cpu() for ctx, _ in exe.memory_pool)

@@ -724,3 +724,13 @@ def test_the_rebind_decision_is_a_pure_function_of_shapes_and_batch():
     # bound without labels (an unlabelled batch came before), and now labels are back
     new_data, new_label = _shapes_to_rebind(data, None, ['softmax_label'], same)
     assert [(d.name, d.shape) for d in new_label] == [('softmax_label', (4,))]
+
+
+def test_the_public_views_of_a_module():
+    mod = mx.mod.Module(gen.mlp(mx), context=mx.cpu())
+    assert mod.exec_group is None and mod.optimizer is None
+    mod.bind(data_shapes=[('data', (4, 10))], label_shapes=[('softmax_label', (4,))])
+    mod.init_params()
+    mod.init_optimizer(optimizer='sgd')
+    assert mod.exec_group is mod._exec_group and mod.exec_group.execs[0].arg_dict['fc1_weight'] is not None
+    assert isinstance(mod.optimizer, mx.optimizer.SGD)

@@ -31,36 +31,35 @@ def _same_arrays(exe, owner, table, names):
 def draw_buckets(module):
     """Every bound bucket of ``module`` (a BucketingModule) and what it shares with the default one."""
     default_key = module.default_bucket_key
-    owner_module = module._buckets[default_key]
-    owner = owner_module._exec_group.execs[0]
-    params = owner_module._exec_group.param_names
+    owner_module = module.buckets[default_key]
+    owner = owner_module.exec_group.execs[0]
+    params = owner_module.exec_group.param_names
     dot = digraph(rankdir='LR', nodesep='0.3', ranksep='0.9',
                   node={'shape': 'box', 'style': 'rounded,filled'})
     rows = [(name, 'x'.join(map(str, owner.arg_dict[name].shape))) for name in params]
     dot.node('params', _table('parameters (one set)', rows, '#eeeeee'), shape='plaintext', style='')
     dot.node('grads', _table('their gradients', [(n,) for n in params], '#f4f4f4'),
              shape='plaintext', style='')
-    shared_optimizer = all(getattr(m, '_optimizer', None) is owner_module._optimizer
-                           for m in module._buckets.values())
+    shared_optimizer = all(m.optimizer is owner_module.optimizer for m in module.buckets.values())
     if owner_module.optimizer_initialized:
-        dot.node('opt', '%s optimizer, updater\nand KVStore: one of each' % type(owner_module._optimizer).__name__,
+        dot.node('opt', '%s optimizer, updater\nand KVStore: one of each' % type(owner_module.optimizer).__name__,
                  fillcolor='#fff2cc')
-    pool = owner._memory_pool
-    dot.node('pool', 'memory pool\n%d buffers, %s' % (len(pool), _kb(sum(buf.nbytes for _, buf in pool))),
+    pool = owner.memory_pool
+    dot.node('pool', 'memory pool\n%d buffers, %s' % (len(pool), _kb(sum(nbytes for _, nbytes in pool))),
              fillcolor='#f8dcc0')
-    keys = [key for key in sorted(module._buckets) if module._buckets[key].binded]
+    keys = [key for key, bucket in sorted(module.buckets.items()) if bucket.binded]
     with dot.subgraph() as column:          # the buckets one above the other, smallest first
         column.attr(rank='same')
         for k in range(len(keys) - 1):
             column.edge('b%d' % k, 'b%d' % (k + 1), style='invis')
     for k, key in enumerate(keys):
-        bucket = module._buckets[key]
-        exe = bucket._exec_group.execs[0]
+        bucket = module.buckets[key]
+        exe = bucket.exec_group.execs[0]
         report = exe.memory_report()
         data_shape = exe.arg_dict[bucket.data_names[0]].shape
         name = 'b%d' % k
         label = 'bucket %s%s\nExecutor: %d steps\ndata %s' % (
-            key, ' (default)' if key == default_key else '', len(exe._plan.steps), data_shape)
+            key, ' (default)' if key == default_key else '', len(exe.plan.steps), data_shape)
         dot.node(name, label, fillcolor=DEVICE_COLOURS[k % len(DEVICE_COLOURS)])
         if key == default_key:
             args_label = grads_label = 'its own %d arrays' % len(params)

@@ -39,7 +39,7 @@ def draw_shapes(sym, **given):
 def draw_plan(exe):
     """An executor's plan: slots as boxes (arguments grey, intermediates white, outputs green)
     and steps as ellipses, in the order they run."""
-    plan = exe._plan
+    plan = exe.plan
     internals = exe.symbol.get_internals()
     shapes = dict(zip(internals.list_outputs(),
                       internals.infer_shape(**{n: a.shape for n, a in exe.arg_dict.items()})[1]))

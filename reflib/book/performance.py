@@ -7,7 +7,7 @@ from ..operator.registry import canonical_operators
 
 
 def _entries_in_time_order(exe):
-    return sorted(exe._mem.entries.values(), key=lambda e: (e.start, e.key[0] == 'grad', e.end))
+    return sorted(exe.memory_plan.entries.values(), key=lambda e: (e.start, e.key[0] == 'grad', e.end))
 
 
 def memory_table(exe, limit=None):
@@ -20,7 +20,7 @@ def memory_table(exe, limit=None):
 
 
 def _time_label(exe, t):
-    steps = exe._plan.steps
+    steps = exe.plan.steps
     n = len(steps)
     if t < n:
         return steps[t].node.name
@@ -49,8 +49,8 @@ def draw_memory_timeline(exe, ax=None, title=None):
     ax.set_yticks([])
     ax.set_ylim(len(entries) - 0.4, -0.6)
     ax.set_xlim(-0.6, last + 6)
-    n = len(exe._plan.steps)
-    if exe._mem.training:
+    n = len(exe.plan.steps)
+    if exe.memory_plan.training:
         ax.axvline(n - 0.5, color='grey', linestyle=':', linewidth=1)
     ax.set_title(title or 'values over time; one colour per block of memory', fontsize=9)
     for side in ('top', 'right', 'left'):

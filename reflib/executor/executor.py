@@ -613,6 +613,24 @@ class Executor:
             reshaped.set_monitor_callback(self._monitor, self._monitor_all)
         return reshaped
 
+    @property
+    def plan(self):
+        """The plan bind compiled (executor/plan.py): ``plan.steps`` in the order forward runs
+        them, each step's operator, context and slots.  A description: it never changes."""
+        return self._plan
+
+    @property
+    def memory_plan(self):
+        """The memory plan bind made (executor/memory.py): every intermediate value's entry
+        (its lifetime and block) and the blocks.  ``memory_report()`` adds it up."""
+        return self._mem
+
+    @property
+    def memory_pool(self):
+        """``(context, bytes)`` of each buffer in this executor's memory pool, which every
+        executor bound with ``shared_exec=`` this one (bucketing) draws from too."""
+        return [(ctx, buf.nbytes) for ctx, buf in self._memory_pool]
+
     def memory_report(self):
         """The bytes this executor holds, from its memory plan (see executor/memory.py).
 

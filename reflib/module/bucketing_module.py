@@ -96,6 +96,12 @@ class BucketingModule(BaseModule):
 
     # ------------------------------------------------------------ properties
     @property
+    def buckets(self):
+        """``{bucket_key: Module}`` for every bucket made so far (a copy of the mapping; the
+        modules are the real ones).  MXNet keeps it as ``_buckets``."""
+        return dict(self._buckets)
+
+    @property
     def default_bucket_key(self):
         return self._default_bucket_key
 

@@ -209,6 +209,17 @@ class Module(BaseModule):
         self._params_dirty = True
         self.params_initialized = True
 
+    @property
+    def exec_group(self):
+        """The DataParallelExecutorGroup that bind made (one executor per context; chapter 7),
+        None before bind.  MXNet keeps it as ``_exec_group``, which reflib has too."""
+        return self._exec_group
+
+    @property
+    def optimizer(self):
+        """The Optimizer that init_optimizer made or was given, None before it."""
+        return self._optimizer
+
     def _devices_may_differ(self):
         # with one device get_params copied its values exactly: writing them back would
         # change nothing and cost two passes over every parameter (over PCIe on a GPU)
