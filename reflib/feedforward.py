@@ -37,6 +37,12 @@ One deliberate difference: MXNet's predict and score keep the executor of their 
 call and the parameters copied into it then, so a prediction after ``fit`` (same
 shapes) still uses the parameters from before it.  reflib copies the current
 parameters at every call.
+
+Which loop runs?  ``predict`` and ``score`` are Module's (``iter_predict``, ``score``), on
+a Module bound for inference on the first context.  ``fit`` runs on a Module too, with
+the loop of MXNet's ``_train_multi_device`` (reflib/feedforward_train.py), not
+``Module.fit``'s: FeedForward's ``epoch_size`` ends an epoch mid-iterator, the iterator is
+reset only when it runs dry, and validation reuses the training metric object.
 """
 
 import contextlib
@@ -50,14 +56,14 @@ from . import io
 from . import metric
 from . import ndarray as nd
 from . import optimizer as opt
-from .base import mx_real_t
-from .callback import BatchEndParam, LogValidationMetricsCallback
+from .callback import LogValidationMetricsCallback
 from .checkpoint import load_checkpoint, save_checkpoint
 from .context import Context, cpu
 from .initializer import Uniform
 from .io import DataDesc
 from .io.dataiter import data_descs
-from .feedforward_train import _call_each, train
+from .feedforward_train import train
+from .module import Module
 from .symbol import Symbol
 
 __all__ = ['FeedForward']
@@ -148,7 +154,7 @@ class FeedForward:
         self.initializer = initializer
         self.numpy_batch_size = numpy_batch_size
         self.begin_epoch = begin_epoch
-        self._pred_exec = None
+        self._pred_module = None
 
     def _check_arguments(self):
         """Refuse duplicate names; with allow_extra_params, drop params the symbol lacks."""
@@ -212,7 +218,7 @@ class FeedForward:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state['_pred_exec'] = None
+        state['_pred_module'] = None
         return state
 
     def __setstate__(self, state):
@@ -264,7 +270,8 @@ class FeedForward:
 
     # ------------------------------------------------------------------ prediction
     def _predictor(self, data_iter, caller):
-        """The prediction executor for this iterator's shapes, holding the current parameters."""
+        """A Module bound for inference on the first context, for this iterator's shapes, holding
+        the current parameters: predict and score are Module's (one loop, not two)."""
         if self.symbol is None or self.arg_params is None:
             raise ValueError('FeedForward.%s: the model has no %s yet; fit it first or give arg_params'
                              % (caller, 'symbol' if self.symbol is None else 'parameters'))
@@ -277,55 +284,40 @@ class FeedForward:
                                  'create the model with allow_extra_params=True to drop them'
                                  % (caller, what, extra))
         inputs = [d if isinstance(d, DataDesc) else DataDesc(d[0], d[1]) for d in data_iter.provide_data]
-        missing = [n for n in args if n not in self.arg_params and n not in {d.name for d in inputs}
-                   and not _is_data_arg(n)]
+        data_names = [d.name for d in inputs]
+        missing = [n for n in args if n not in self.arg_params and n not in data_names and not _is_data_arg(n)]
         if missing:
             raise ValueError('FeedForward.%s: no value for %s (neither in arg_params nor provided by '
                              'the iterator)' % (caller, missing))
-        shapes = {name: tuple(arr.shape) for name, arr in self.arg_params.items()}
-        shapes.update({d.name: tuple(d.shape) for d in inputs})
-        types = {name: arr.dtype for name, arr in self.arg_params.items()}
-        types.update({d.name: d.dtype if isinstance(d, DataDesc) else mx_real_t for d in inputs})
-        exe = self._pred_exec
-        if exe is None or any(exe.arg_dict[n].shape != s for n, s in shapes.items()):
-            exe = self.symbol.simple_bind(self.ctx[0], grad_req='null', type_dict=types, **shapes)
-            self._pred_exec = exe
-        exe.copy_params_from(self.arg_params, self.aux_params)
-        return exe, [d.name for d in inputs]
-
-    @staticmethod
-    def _load_batch(exe, names, batch, caller):
-        for name, arr in zip(names, batch.data):
-            if tuple(arr.shape) != exe.arg_dict[name].shape:
-                raise ValueError('FeedForward.%s: a batch has %r of shape %s, the iterator\'s '
-                                 'provide_data says %s' % (caller, name, tuple(arr.shape),
-                                                           exe.arg_dict[name].shape))
-            arr.copyto(exe.arg_dict[name])
+        # the arguments neither given nor fed as data (a loss's label) are the module's labels;
+        # bound with the iterator's, so that score's metric sees them (as Module.score feeds it)
+        label_names = [n for n in args if n not in self.arg_params and n not in data_names]
+        labels = [d if isinstance(d, DataDesc) else DataDesc(d[0], d[1]) for d in (data_iter.provide_label or [])]
+        labels = labels if labels and {d.name for d in labels} == set(label_names) else None
+        shapes = [tuple(d.shape) for d in inputs + (labels or [])]
+        mod, bound_for = self._pred_module or (None, None)
+        if mod is None or bound_for != shapes:
+            mod = Module(self.symbol, data_names=data_names, label_names=label_names, context=self.ctx[0])
+            mod.bind(data_shapes=inputs, label_shapes=labels, for_training=False)
+            self._pred_module = (mod, shapes)
+        mod.set_params(self.arg_params, self.aux_params or {}, allow_missing=False, force_init=True)
+        return mod
 
     def predict(self, X, num_batch=None, return_data=False, reset=True):
         """Outputs for X (an iterator or an array) on the first context, padding dropped: one
         numpy array, or a list for several outputs; with ``return_data``, also (data, label)."""
         X = self._init_iter(X, None, is_train=False)
-        if reset:
-            X.reset()
-        exe, data_names = self._predictor(X, 'predict')
-        outputs = [[] for _ in exe.outputs]
-        data_list = [[] for _ in X.provide_data]
-        label_list = [[] for _ in X.provide_label]
-        for i, batch in enumerate(X):
-            self._load_batch(exe, data_names, batch, 'predict')
-            exe.forward(is_train=False)
-            real = X.batch_size - batch.pad
-            for kept, out in zip(outputs, exe.outputs):
-                kept.append(out[0:real].asnumpy())
+        mod = self._predictor(X, 'predict')
+        outputs, data_list, label_list = None, [], []
+        for outs, _, batch in mod.iter_predict(X, num_batch=num_batch, reset=reset):
+            outputs = [[] for _ in outs] if outputs is None else outputs
+            for kept, out in zip(outputs, outs):
+                kept.append(out.asnumpy())
             if return_data:
-                for kept, arr in zip(data_list, batch.data):
-                    kept.append(arr[0:real].asnumpy())
-                for kept, arr in zip(label_list, batch.label):
-                    kept.append(arr[0:real].asnumpy())
-            if num_batch is not None and i + 1 == num_batch:
-                break
-        if not outputs[0]:
+                real = X.batch_size - batch.pad
+                data_list.append([arr[0:real].asnumpy() for arr in batch.data])
+                label_list.append([arr[0:real].asnumpy() for arr in batch.label])
+        if outputs is None:
             raise ValueError('FeedForward.predict: the iterator gave no batch (reset=False on an '
                              'exhausted iterator?)')
 
@@ -333,7 +325,7 @@ class FeedForward:
             arrays = [np.concatenate(x) for x in lists]
             return arrays[0] if len(arrays) == 1 else arrays
         if return_data:
-            return joined(outputs), joined(data_list), joined(label_list)
+            return joined(outputs), joined(zip(*data_list)), joined(zip(*label_list))
         return joined(outputs)
 
     def score(self, X, eval_metric='acc', num_batch=None, batch_end_callback=None, reset=True):
@@ -341,17 +333,8 @@ class FeedForward:
         if not isinstance(eval_metric, metric.EvalMetric):
             eval_metric = metric.create(eval_metric)
         X = self._init_iter(X, None, is_train=False)
-        if reset:
-            X.reset()
-        exe, data_names = self._predictor(X, 'score')
-        for i, batch in enumerate(X):
-            if num_batch is not None and i == num_batch:
-                break
-            self._load_batch(exe, data_names, batch, 'score')
-            exe.forward(is_train=False)
-            eval_metric.update(batch.label, exe.outputs)
-            _call_each(batch_end_callback, BatchEndParam(epoch=0, nbatch=i, eval_metric=eval_metric,
-                                                         locals=locals()))
+        mod = self._predictor(X, 'score')
+        mod.score(X, eval_metric, num_batch=num_batch, batch_end_callback=batch_end_callback, reset=reset)
         return eval_metric.get()[1]
 
     # ------------------------------------------------------------------ training

@@ -166,7 +166,7 @@ def test_pickle_drops_the_executor():
     ff = mlp_model()
     ff.predict(x)
     state = ff.__getstate__()
-    assert state['_pred_exec'] is None and ff._pred_exec is not None
+    assert state['_pred_module'] is None and ff._pred_module is not None
     copy = pickle.loads(pickle.dumps(ff))
     np.testing.assert_array_equal(copy.predict(x), ff.predict(x))
 
