@@ -37,6 +37,7 @@ from . import visualization
 from . import visualization as viz
 from . import rnn
 from . import lr_scheduler
+from . import runtime
 from . import optimizer
 from . import optimizer as opt
 
