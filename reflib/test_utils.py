@@ -13,13 +13,30 @@ the dtype (``assert_almost_equal``: float32 ``rtol=1e-4, atol=1e-3``, float64
 ``discard_stderr``, ``verify_generator``, ``compare_optimizer``).
 """
 
+import bz2  # noqa: F401  (the imports marked F401 are for `from mx.test_utils import *`, as MXNet's)
 import contextlib
+import errno  # noqa: F401
 import functools
+import gzip  # noqa: F401
+import json  # noqa: F401
+import logging  # noqa: F401
 import math
+import numbers  # noqa: F401
 import os
+import platform  # noqa: F401
+import struct  # noqa: F401
 import sys
+import time  # noqa: F401
+import traceback  # noqa: F401
+import zipfile  # noqa: F401
+from collections import OrderedDict  # noqa: F401
+from contextlib import contextmanager  # noqa: F401
 
 import numpy as np
+import numpy.random as rnd  # noqa: F401
+import numpy.testing as npt  # noqa: F401
+
+import reflib as mx  # noqa: F401  (the package this module belongs to: MXNet's has `mx` too)
 
 from . import random as _random
 from .base import MXNetError
@@ -27,18 +44,14 @@ from .context import Context
 from .ndarray import NDArray, array
 from .ndarray.ndarray import move, to_numpy
 from .operator import OpEnv, get
+from .test_helpers import *  # noqa: F401,F403
 from .test_tolerances import (  # noqa: F401  (mx.test_utils has them all)
     default_context, set_default_context, default_dtype, default_rtols, default_atols, default_numeric_eps,
     get_rtol, get_atol, same, almost_equal, assert_almost_equal, assert_allclose, assert_exception)
 
-__all__ = ['check_op_gradient', 'op_forward', 'numeric_grad',
-           'default_context', 'set_default_context', 'default_dtype', 'default_rtols', 'default_atols',
-           'default_numeric_eps', 'get_rtol', 'get_atol', 'same', 'almost_equal', 'assert_almost_equal',
-           'assert_allclose', 'assert_exception', 'np_reduce', 'random_arrays', 'random_sample',
-           'rand_ndarray', 'rand_shape_2d', 'rand_shape_3d', 'rand_shape_nd', 'simple_forward',
-           'check_symbolic_forward', 'check_symbolic_backward', 'check_numeric_gradient', 'check_speed',
-           'check_consistency', 'compare_optimizer', 'environment', 'discard_stderr', 'retry',
-           'chi_square_check', 'verify_generator']
+# No __all__, as MXNet's test_utils has none: ``from mxnet.test_utils import *`` hands a test
+# file every public name here, the modules this file imports included (MXNet's tests use
+# ``np``, ``mx``, ``os``, ``sys``... from it), and the smaller helpers of test_helpers.py.
 
 
 def np_reduce(dat, axis, keepdims, numpy_reduce_func):

@@ -38,6 +38,9 @@ CIRCLES = [
     # mx.init.FusedRNN initialises a FusedRNNCell's flat vector through the cell, and rnn/
     # builds on the initializers (LSTMBias, FusedRNN): MXNet's initializer imports rnn too
     {'reflib.initializer', 'reflib.rnn.fused', 'reflib.rnn.rnn_cell'},
+    # MXNet's tests take ``mx`` from ``from mxnet.test_utils import *``: test_utils imports its
+    # own package, as MXNet's does
+    {'reflib', 'reflib.test_utils'},
 ]
 
 
