@@ -130,7 +130,8 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     The outputs are reduced to one number, ``sum_k sum(out_k * proj_k)`` with fixed random
     projections ``proj_k`` in [0.1, 1.1) (MXNet's ``MakeLoss(out * proj)``); its gradient
     w.r.t. each argument in ``grad_nodes`` (default: all; a dict gives each one's grad_req)
-    is compared with ``(f(x + eps/2) - f(x - eps/2)) / eps``, element by element.
+    is compared with finite differences, element by element: the outputs at ``x + eps/2``
+    and ``x - eps/2`` are differenced in float64, projected, summed and divided by ``eps``.
     ``numeric_eps`` defaults to 2**-9 in float32, 2**-14 in float64; the tolerances follow
     the dtype as in ``assert_almost_equal`` (pass ``dtype=np.float64`` for tight ones).
     (Loss heads such as SoftmaxOutput make their own gradient, so they cannot be checked
@@ -176,11 +177,16 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     exe.forward(is_train=True)
     exe.backward()
     analytic = {k: grads[k].asnumpy() for k in grad_req}
+    # the finite differences run the symbol itself, over the same argument arrays: its outputs
+    # are differenced element by element in float64 and only then projected, as MXNet does
+    # (differencing the float32 sum(out * proj) loses the small changes to rounding)
+    plain = sym.bind(ctx, {k: args[k] for k in arg_names}, grad_req='null', aux_states=aux or None)
+    proj64 = [p.astype(np.float64) for p in projections.values()]
 
-    def value():
+    def outputs():
         for k, v in aux0.items():      # BatchNorm's training forward moves its statistics
-            exe.aux_dict[k][:] = v
-        return float(exe.forward(is_train=use_forward_train)[0].asnumpy().astype(np.float64).sum())
+            plain.aux_dict[k][:] = v
+        return [o.asnumpy().astype(np.float64) for o in plain.forward(is_train=use_forward_train)]
 
     for name, req in grad_req.items():
         point, arr = points[name], exe.arg_dict[name]
@@ -190,12 +196,12 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
             old = flat[i]
             flat[i] = old + eps / 2
             arr[:] = point
-            plus = value()
+            plus = outputs()
             flat[i] = old - eps / 2
             arr[:] = point
-            minus = value()
+            minus = outputs()
             flat[i] = old
-            nflat[i] = (plus - minus) / eps
+            nflat[i] = sum(((p - m) * w).sum() for p, m, w in zip(plus, minus, proj64)) / eps
         arr[:] = point
         labels = ('NUMERICAL_%s' % name, 'BACKWARD_%s' % name)
         got = analytic[name]

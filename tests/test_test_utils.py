@@ -262,3 +262,15 @@ def test_base_and_util_names():
     mx.util.setenv('REFLIB_TEST_Y', None)
     assert mx.util.getenv('REFLIB_TEST_Y') is None
     assert mx.mon is mx.monitor
+
+
+def test_numeric_gradient_differences_the_outputs_before_projecting():
+    """With many outputs of some size, the float32 sum of out * proj is large, and a change of
+    eps * proj in one element falls below its rounding step: differencing that sum gave 0 or
+    twice the gradient.  Differencing the outputs element by element in float64 and then
+    projecting (as MXNet does) gets it right at float32's defaults."""
+    x = np.random.RandomState(3).uniform(0, 100, (2, 16, 8, 8)).astype(np.float32)
+    for net in (mx.sym.depth_to_space(mx.sym.Variable('x'), block_size=2),
+                mx.sym.space_to_depth(mx.sym.Variable('x'), block_size=2)):
+        grads = check_numeric_gradient(net, {'x': x})
+        assert grads['x'].shape == x.shape
