@@ -8,6 +8,7 @@ from .math_functions import *  # noqa: F401,F403  (maximum, power, modulo, equal
 from .serialize import save, load, load_frombuffer  # noqa: F401
 from . import op_functions as _op_functions
 from .. import operator as _ops
+from ..context import cpu
 from ..operator.creation import create
 from . import random  # noqa: F401  (mx.nd.random.uniform, ... as in MXNet)
 
@@ -29,6 +30,29 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """An N x M matrix with ones on diagonal k (the ``_eye`` operator)."""
     ctx = _ctx(ctx)
     return NDArray(create('_eye', ctx, N=N, M=M, k=k, dtype=np.dtype(dtype or 'float32').name), ctx)
+
+
+def moveaxis(tensor, source, destination):
+    """``tensor`` with axes ``source`` (an int or a list) moved to ``destination``: a transposed
+    copy, as MXNet's."""
+    xp = tensor.xp
+    return NDArray(xp.ascontiguousarray(xp.moveaxis(tensor._data, source, destination)), tensor.context)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray on the CPU holding ``ndarray``'s values.  With ``zero_copy`` (C-contiguous
+    arrays only) it shares the memory, and, as in MXNet, the numpy array turns read-only, so
+    that it cannot change under the NDArray; without, it is a copy."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError('from_numpy: expected a numpy array, got %s' % type(ndarray).__name__)
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags.c_contiguous:
+        raise ValueError('from_numpy: only C-contiguous arrays can be shared (zero_copy=True); '
+                         'pass zero_copy=False for a copy')
+    shared = ndarray.view()          # stays writable for the NDArray
+    ndarray.flags.writeable = False
+    return NDArray(shared, cpu())
 
 
 def histogram(a, bins=10, range=None):

@@ -16,7 +16,7 @@ from ..base import numeric_types
 from .op_functions import invoke
 from .ndarray import NDArray
 
-__all__ = ['maximum', 'minimum', 'power', 'modulo', 'equal', 'not_equal', 'greater', 'greater_equal',
+__all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'maximum', 'minimum', 'power', 'modulo', 'equal', 'not_equal', 'greater', 'greater_equal',
            'lesser', 'lesser_equal', 'logical_and', 'logical_or', 'logical_xor']
 
 
@@ -32,6 +32,29 @@ def _dispatch(lhs, rhs, broadcast_op, numbers, scalar_op, reversed_op=None):
     if isinstance(rhs, NDArray):
         return invoke(broadcast_op, lhs, rhs)
     raise TypeError('type %s not supported' % type(rhs).__name__)
+
+
+def add(lhs, rhs):
+    """lhs + rhs elementwise, with broadcasting (numbers, NDArrays or one of each)."""
+    return _dispatch(lhs, rhs, 'broadcast_add', operator.add, '_plus_scalar')
+
+
+def subtract(lhs, rhs):
+    """lhs - rhs elementwise, with broadcasting."""
+    return _dispatch(lhs, rhs, 'broadcast_sub', operator.sub, '_minus_scalar', '_rminus_scalar')
+
+
+def multiply(lhs, rhs):
+    """lhs * rhs elementwise, with broadcasting."""
+    return _dispatch(lhs, rhs, 'broadcast_mul', operator.mul, '_mul_scalar')
+
+
+def divide(lhs, rhs):
+    """lhs / rhs elementwise, with broadcasting."""
+    return _dispatch(lhs, rhs, 'broadcast_div', operator.truediv, '_div_scalar', '_rdiv_scalar')
+
+
+true_divide = divide      # MXNet's second name for it
 
 
 def maximum(lhs, rhs):

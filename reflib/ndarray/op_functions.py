@@ -42,9 +42,11 @@ def invoke(op_name, *args, **kwargs):
     ctx = inputs[0].context if inputs else _context_of(kwargs.get('ctx'))
     nin = len(op.inputs(p))
     out_types = _inferred_types(op, p, names, inputs, nin)
+    env = OpEnv(ctx, False)
+    if out is not None and op.reads_out(p):
+        env.out = [t._data for t in (out if isinstance(out, (list, tuple)) else [out])]
     with ctx.device_scope():
-        outs = op.forward(p, OpEnv(ctx, False), [a._data for a in inputs[:nin]],
-                          [a._data for a in inputs[nin:]])
+        outs = op.forward(p, env, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]])
     # the dtypes MXNet's type inference gives (a bound executor allocates these): numpy's
     # promotion (int32 data times float32 weights -> float64) must not decide them
     results = [NDArray(o if t is None or o.dtype == t else o.astype(t), ctx)

@@ -315,6 +315,11 @@ class Operator:
         """How many outputs the user sees; the rest only carry state to backward."""
         return len(self.outputs(p))
 
+    def reads_out(self, p):
+        """Whether forward reads what ``out=`` held before (``all_finite(init_output=False)``
+        ANDs into it); mx.nd then hands the out= arrays in as ``env.out``."""
+        return False
+
     def aux_init(self, p):
         """Initializer names MXNet records on auto-created aux variables (``__init__`` attr)."""
         return {}

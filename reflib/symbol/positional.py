@@ -195,6 +195,9 @@ def normalize_call(op_name, args, kwargs, is_input, extra_names, what):
             raw[normalize_key(key)] = str(value)
         elif value is not None:
             raw[key] = param_string(value)
+        elif key in op.params and (op.params[key].kind.endswith('_or_none') or op.params[key].default is None):
+            # an explicit None is MXNet's 'None' (sort(axis=None) flattens: the default is -1)
+            raw[key] = 'None'
     if op.key_var_num_args and op.key_var_num_args not in raw:
         raw[op.key_var_num_args] = str(len(args))
     return op, list(args), named, raw, extras

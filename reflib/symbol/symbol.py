@@ -448,6 +448,9 @@ class Symbol:
     def __neg__(self):
         return invoke('_MulScalar', self, scalar=-1.0)
 
+    def __abs__(self):
+        return invoke('abs', self)
+
     # == builds a node rather than comparing, so, as in MXNet 1.9.1, a Symbol is not hashable
     # (no dict key, no set member): ``{sym: 1}`` raises TypeError there too
     __hash__ = None
