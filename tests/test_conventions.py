@@ -69,6 +69,10 @@ def _mxnet_signature(op):
 # infer_range, ...), which its operator then refuses: it works by keyword only, in MXNet too
 _BROKEN_IN_MXNET = {'_linspace'}
 
+# Parameters MXNet 1.9.1 takes by keyword though its generated signature leaves them out
+# (checked with the oracle venv: potrf(A, lower=False) returns the upper factor)
+_KEYWORD_ONLY = {'_linalg_potrf': ['lower']}
+
 
 def test_every_operator_takes_positional_values_in_mxnet_order():
     """Inputs, then parameters, in the order of MXNet's generated function, for every
@@ -88,7 +92,7 @@ def test_every_operator_takes_positional_values_in_mxnet_order():
         declared, aux = declared_inputs(op), auxiliary_inputs(op)
         if declared[:len(inputs)] != inputs or not set(declared[len(inputs):]) <= set(aux):
             wrong.append('%s inputs: reflib %s, MXNet %s' % (op.name, declared, inputs))
-        if list(op.params) != params:
+        if [k for k in op.params if k not in _KEYWORD_ONLY.get(op.name, ())] != params:
             wrong.append('%s parameters: reflib %s, MXNet %s' % (op.name, list(op.params), params))
     assert checked > 80
     assert not wrong, '\n'.join(wrong)

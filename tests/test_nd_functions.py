@@ -39,3 +39,30 @@ def test_moveaxis_from_numpy_and_abs_of_a_symbol():
     with pytest.raises(ValueError, match='C-contiguous'):
         mx.nd.from_numpy(np.ones((2, 3), np.float32).T)
     assert abs(mx.sym.var('a')).eval(a=mx.nd.array([-1, 2]))[0].asnumpy().tolist() == [1, 2]
+
+
+def test_softmin_is_the_softmax_of_minus_x():
+    from reflib.test_utils import check_op_gradient
+    np.testing.assert_allclose(mx.nd.softmin(mx.nd.array([1, 2, 3])).asnumpy(),
+                               [0.66524094, 0.24472848, 0.09003057], rtol=1e-6)   # MXNet 1.9.1
+    np.testing.assert_allclose(mx.nd.softmin(mx.nd.array([[1, 2], [3, 0]]), axis=0, temperature=2).asnumpy(),
+                               [[0.7310586, 0.26894143], [0.26894143, 0.7310586]], rtol=1e-6)
+    check_op_gradient('softmin', [np.random.RandomState(0).normal(size=(3, 4))], {'axis': 0, 'temperature': 2.0})
+    with pytest.raises(mx.base.ParamError, match="softmin: use_length=True needs a 'length' input"):
+        mx.sym.softmin(mx.sym.var('x'), use_length=True)
+
+
+def test_ravel_and_unravel_as_mxnet():
+    from reflib.test_utils import check_op_gradient
+    coords = mx.nd.array([[1, 2, 5], [0, 1, 7]])
+    assert mx.nd.ravel_multi_index(coords, shape=(3, 4)).asnumpy().tolist() == [4, 9, 27]
+    assert mx.nd.unravel_index(mx.nd.array([4, 9, 22]), shape=(3, 4)).asnumpy().tolist() == [[1, 2, 5], [0, 1, 2]]
+    assert mx.nd.unravel_index(mx.nd.array([4, 9]), shape=(-1, 4)).asnumpy().tolist() == [[1, 2], [0, 1]]
+    assert mx.nd.unravel_index(mx.nd.array([4, 9], dtype='int64'), shape=(3, 4)).dtype == np.int64
+    assert mx.sym.ravel_multi_index(mx.sym.var('x'), shape=(3, 4)).infer_shape(x=(2, 5))[1] == [(5,)]
+    assert mx.sym.unravel_index(mx.sym.var('x'), shape=(3, 4)).infer_shape(x=(5,))[1] == [(2, 5)]
+    with pytest.raises(mx.base.ShapeError, match='one row per axis'):
+        mx.sym.ravel_multi_index(mx.sym.var('x'), shape=(3, 4)).infer_shape(x=(3, 5))
+    # the indices are truncated to integers: away from them nothing changes, so no gradient
+    check_op_gradient('_ravel_multi_index', [np.array([[1.3, 2.4], [0.2, 1.6]])], {'shape': (3, 4)})
+    check_op_gradient('_unravel_index', [np.array([4.3, 9.6])], {'shape': (3, 4)})

@@ -273,3 +273,30 @@ def test_triangle_indices_are_numpys_tril_indices(n):
         rows, cols = _tril_index(np, n, k)
         want = np.tril_indices(n, k)
         assert rows.tolist() == want[0].tolist() and cols.tolist() == want[1].tolist(), (n, k)
+
+
+def test_potrf_upper_factor_reads_the_upper_triangle_with_mxnets_gradient():
+    """lower=False: U with A = U^T U (MXNet 1.9.1's values, from the oracle venv)."""
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    upper = mx.nd.linalg.potrf(mx.nd.array(a, dtype='float64'), lower=False).asnumpy()
+    np.testing.assert_allclose(upper, [[2, 1], [0, np.sqrt(2)]], rtol=1e-12)
+    r = np.random.RandomState(0)
+    b = r.normal(size=(3, 3))
+    spd3, head = b @ b.T + 3 * np.eye(3), r.normal(size=(3, 3))
+    net = mx.sym.linalg.potrf(mx.sym.var('a'), lower=False)
+    exe = net.bind(mx.cpu(), {'a': mx.nd.array(spd3, dtype='float64')},
+                   args_grad={'a': mx.nd.zeros((3, 3), dtype='float64')})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(head, dtype='float64'))
+    mxnet_grad = [[0.022405, 0.005737, 0.243363], [0.005737, 0.010523, 0.074472],
+                  [0.243363, 0.074472, -0.054905]]
+    np.testing.assert_allclose(exe.grad_dict['a'].asnumpy(), mxnet_grad, atol=1e-6)
+    # finite differences of the upper triangle: S[i, j] + S[j, i] above the diagonal
+    op, p = get('_linalg_potrf'), get('_linalg_potrf').parse_params({'lower': 'False'})
+    sym_grad = exe.grad_dict['a'].asnumpy()
+
+    def loss():
+        return float((op_forward('_linalg_potrf', [spd3], {'lower': 'False'})[0][0] * head).sum())
+    numeric = numeric_grad(loss, spd3, eps=1e-6)
+    np.testing.assert_allclose(numeric, np.triu(2 * sym_grad) - sym_grad * np.eye(3), rtol=1e-5, atol=1e-8)
+    assert p.lower is False

@@ -333,3 +333,70 @@ class ScatterND(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, (data, idx) = env.xp, inputs
         return [fresh_copy(xp, out_grads[0][_nd_positions(self.name, xp, idx, p.shape)]), None]
+
+
+# ================================================================ flat index <-> coordinates
+class _IndexArithmetic(Operator):
+    """Row-major index arithmetic for an array of ``shape``; index values, not data, so no
+    gradient flows back.  As in MXNet, the first axis is not bounded: a flat index past the end
+    gives a first coordinate past the end (and back)."""
+    params = {'shape': Param('shape', doc="the array's shape (its first entry may be -1)")}
+
+    def _strides(self, p):
+        strides, step = [], 1
+        for size in reversed(p.shape[1:]):
+            strides.append(step)
+            step *= size
+        return [step] + strides[::-1] if p.shape else []
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return list(in_types), [in_types[0] if in_types[0] is not None else out_types[0]], aux_types
+
+    def backward_reads(self, p):
+        return [0], []
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [env.xp.zeros_like(inputs[0])]
+
+
+@register
+class RavelMultiIndex(_IndexArithmetic):
+    """Flat indices from coordinates: ``data`` (ndim, N) -> (N,)."""
+    name = '_ravel_multi_index'
+    aliases = ('ravel_multi_index',)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = in_shapes[0]
+        if data is not None and (len(data) != 2 or data[0] not in (0, len(p.shape))):
+            raise ShapeError("%s: input 'data' must be (%d, N), one row per axis of shape %s, got %s"
+                             % (self.name, len(p.shape), shape_str(p.shape), shape_str(data)))
+        out = None if data is None else (data[1],)
+        return [data], [merge_shape(out_shapes[0], out, '%s output' % self.name)], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        coords = inputs[0].astype(np.int64)
+        flat = sum(coords[axis] * stride for axis, stride in enumerate(self._strides(p)))
+        return [flat.astype(inputs[0].dtype)]
+
+
+@register
+class UnravelIndex(_IndexArithmetic):
+    """Coordinates from flat indices: ``data`` (N,) -> (ndim, N)."""
+    name = '_unravel_index'
+    aliases = ('unravel_index',)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = in_shapes[0]
+        if data is not None and len(data) != 1:
+            raise ShapeError("%s: input 'data' must be 1-d (flat indices), got %s" % (self.name, shape_str(data)))
+        out = None if data is None else (len(p.shape), data[0])
+        return [data], [merge_shape(out_shapes[0], out, '%s output' % self.name)], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        xp, rest = env.xp, inputs[0].astype(np.int64)
+        coords = []
+        for size in reversed(p.shape[1:]):
+            coords.append(rest % size)
+            rest = rest // size
+        coords.append(rest)                 # the first axis takes what is left, unbounded
+        return [xp.stack(coords[::-1]).astype(inputs[0].dtype)]

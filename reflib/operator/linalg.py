@@ -373,26 +373,34 @@ class Trmm(_Triangular):
 # ================================================================ factorizations
 @register
 class Potrf(_SameShape):
-    """The Cholesky factor L (lower triangular) of a symmetric positive definite A = L L^T."""
+    """The Cholesky factor of a symmetric positive definite A: lower triangular L with
+    A = L L^T, reading A's lower triangle; with ``lower=False`` the upper triangular U = L^T
+    with A = U^T U, reading A's upper triangle."""
     name = '_linalg_potrf'
     aliases = ('linalg_potrf',)
+    params = {'lower': Param('bool', True, doc='the lower factor L (else the upper one, L^T)')}
 
     def forward(self, p, env, inputs, aux):
         xp = env.xp
+        a = inputs[0] if p.lower else _t(xp, inputs[0])     # U = chol(A^T)^T reads A's upper part
         try:
             if is_numpy(xp):
-                return [xp.linalg.cholesky(inputs[0])]
-            # cupy reads the solver's status back (a synchronisation) only when asked to
-            import cupyx  # only on a device: reflib never needs cupy to import
-            with cupyx.errstate(linalg='raise'):
-                return [xp.linalg.cholesky(inputs[0])]
+                factor = xp.linalg.cholesky(a)
+            else:
+                # cupy reads the solver's status back (a synchronisation) only when asked to
+                import cupyx  # only on a device: reflib never needs cupy to import
+                with cupyx.errstate(linalg='raise'):
+                    factor = xp.linalg.cholesky(a)
         except np.linalg.LinAlgError:
             raise _linalg_error(self.name, "input 'A' is not symmetric positive definite") from None
+        return [factor if p.lower else xp.ascontiguousarray(_t(xp, factor))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        # the symmetric dA = 1/2 L^-T sym(L^T dL) L^-1, sym() mirroring the lower triangle up
-        xp, L = env.xp, outputs[0]
-        m = xp.matmul(_t(xp, L), _triangle(xp, out_grads[0], True))
+        # the symmetric dA = 1/2 L^-T sym(L^T dL) L^-1, sym() mirroring the lower triangle up;
+        # for the upper factor U = L^T, dL = dU^T (and dA, symmetric, is its own transpose)
+        xp = env.xp
+        L, g = (outputs[0], out_grads[0]) if p.lower else (_t(xp, outputs[0]), _t(xp, out_grads[0]))
+        m = xp.matmul(_t(xp, L), _triangle(xp, g, True))
         m = _triangle(xp, m, True) + _t(xp, _triangle(xp, m, True)) - m * xp.eye(m.shape[-1], dtype=m.dtype)
         left = _solve(xp, _t(xp, L), m)                        # L^-T m
         da = _t(xp, _solve(xp, _t(xp, L), _t(xp, left)))       # (L^-T left^T)^T = left L^-1

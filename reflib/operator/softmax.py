@@ -115,6 +115,26 @@ class Softmax(_SoftmaxBase):
 
 
 @register
+class Softmin(Softmax):
+    """``exp(-x / T)`` normalized to sum to one along ``axis``: the softmax of ``-x``."""
+    name = 'softmin'
+
+    def inputs(self, p):
+        # MXNet's softmin takes data only: use_length is a parameter it cannot use either
+        if p.use_length:
+            raise ParamError("softmin: use_length=True needs a 'length' input, which softmin does not "
+                             'take (MXNet 1.9.1 has none either); use softmax of -x')
+        return ['data']
+
+    def forward(self, p, env, inputs, aux):
+        return super().forward(p, env, [-inputs[0]] + list(inputs[1:]), aux)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        grads = super().backward(p, env, out_grads, inputs, outputs, aux)
+        return [-grads[0]] + grads[1:]
+
+
+@register
 class LogSoftmax(_SoftmaxBase):
     """``log(softmax(x / T))`` computed as ``z - max - log(sum(exp(z - max)))``."""
     name = 'log_softmax'
