@@ -404,3 +404,18 @@ def test_initializers_fill_gpu_arrays_in_place():
     x = mx.nd.zeros((64, 3, 3, 3), ctx=ctx)
     mx.init.Xavier()(InitDesc('c_weight'), x)
     assert np.abs(x.asnumpy()).max() <= math.sqrt(3 / ((27 + 576) / 2)) * (1 + 1e-6)
+
+
+def test_prelus_gamma_starts_at_a_quarter_unless_the_variable_says_otherwise():
+    """MXNet 1.9.1 (oracle): PReLU gives an auto-made gamma ``Constant(0.25)``; a gamma variable
+    with an init of its own keeps it (the operator sets only a missing one)."""
+    auto = mx.sym.LeakyReLU(mx.sym.var('data'), act_type='prelu', name='pr')
+    assert auto.attr_dict()['pr_gamma']['__init__'] == '["Constant", {"value": 0.25}]'
+    own = mx.sym.LeakyReLU(mx.sym.var('data'), act_type='prelu', name='pr',
+                           gamma=mx.sym.var('g', init=mx.init.One()))
+    assert own.attr_dict()['g'] == {'__init__': '["one", {}]'}
+    for net, name, value in ((auto, 'pr_gamma', 0.25), (own, 'g', 1.0)):
+        mod = mx.mod.Module(net, data_names=['data'], label_names=None)
+        mod.bind(data_shapes=[('data', (2, 3))])
+        mod.init_params(mx.init.Uniform(0.1))
+        assert mod.get_params()[0][name].asnumpy().tolist() == [value] * 3

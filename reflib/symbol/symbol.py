@@ -632,7 +632,10 @@ def invoke(op_name, *args, **kwargs):
             raise BindError('%s %r: input %r must be a single-output symbol, got a group of %d'
                             % (op.name, node_name, in_name, len(sym._outputs)))
         node.inputs.append(sym._outputs[0])
-        init = input_var_init.get(in_name)      # the operator's own (PReLU's gamma: 0.25)
-        if init is not None and sym._outputs[0][0].op is None:
-            sym._outputs[0][0].attrs['__init__'] = init
+        # the operator's own (PReLU's gamma: 0.25), for a variable that has none: a caller's
+        # init=One() on the variable wins, as in MXNet
+        init = input_var_init.get(in_name)
+        var = sym._outputs[0][0]
+        if init is not None and var.op is None and '__init__' not in var.attrs:
+            var.attrs['__init__'] = init
     return Symbol([(node, i) for i in range(node.num_visible_outputs())])
