@@ -66,3 +66,24 @@ def test_ravel_and_unravel_as_mxnet():
     # the indices are truncated to integers: away from them nothing changes, so no gradient
     check_op_gradient('_ravel_multi_index', [np.array([[1.3, 2.4], [0.2, 1.6]])], {'shape': (3, 4)})
     check_op_gradient('_unravel_index', [np.array([4.3, 9.6])], {'shape': (3, 4)})
+
+
+def test_flatten_squeeze_expand_dims_copy_unless_inplace():
+    """MXNet 1.9.1 (oracle): the methods return copies; inplace=True returns a view."""
+    for make, method, kwargs in ((lambda: mx.nd.ones((2, 3, 4)), 'flatten', {}),
+                                 (lambda: mx.nd.ones((2, 1, 4)), 'squeeze', {}),
+                                 (lambda: mx.nd.ones((2, 4)), 'expand_dims', {'axis': 1})):
+        x = make()
+        copy = getattr(x, method)(**kwargs)
+        copy[:] = 5
+        assert x.asnumpy().max() == 1, method
+        view = getattr(x, method)(inplace=True, **kwargs)
+        view[:] = 7
+        assert x.asnumpy().min() == 7, method
+    assert mx.nd.ones((2, 1, 4)).squeeze(axis=1).shape == (2, 4)
+
+
+def test_round_leaves_integers_exact():
+    big = mx.nd.array([16777217, 2147483000, -16777219], dtype='int32')
+    assert mx.nd.round(big).asnumpy().tolist() == [16777217, 2147483000, -16777219]   # MXNet 1.9.1
+    assert mx.nd.round(big).dtype == np.int32

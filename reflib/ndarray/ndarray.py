@@ -211,13 +211,24 @@ class NDArray:
     def reshape_like(self, other):
         return self.reshape(other.shape)
 
+    # flatten, expand_dims and squeeze: a copy, as MXNet's operators make; ``inplace=True``
+    # gives a view of the same memory instead (MXNet's methods take it too)
     @_operator_form
-    def flatten(self):
-        return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
+    def flatten(self, inplace=False):
+        view = self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
+        return view if inplace else view.copy()
 
     @_operator_form
-    def expand_dims(self, axis):
-        return NDArray(self.xp.expand_dims(self._data, axis), self._ctx)
+    def expand_dims(self, axis, inplace=False):
+        view = NDArray(self.xp.expand_dims(self._data, axis), self._ctx)
+        return view if inplace else view.copy()
+
+    @_operator_form
+    def squeeze(self, axis=None, inplace=False):
+        if not inplace:
+            return _call_operator('squeeze', self, axis=axis)
+        return NDArray(self.xp.squeeze(self._data, axis=None if axis is None else tuple(
+            [axis] if isinstance(axis, int) else axis)), self._ctx)
 
     @_operator_form
     def transpose(self, axes=None):

@@ -20,6 +20,8 @@ class Round(ZeroGradient):
     name = 'round'
 
     def fn(self, xp, x):
+        if x.dtype.kind != 'f':
+            return x.copy()             # already whole (through a float, large int32s would move)
         whole = xp.trunc(x)
         # x - trunc(x) is exact, so a half is seen as one (x + 0.5 would round first)
         away = xp.abs(x - whole) >= x.dtype.type(0.5)
