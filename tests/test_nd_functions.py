@@ -87,3 +87,18 @@ def test_round_leaves_integers_exact():
     big = mx.nd.array([16777217, 2147483000, -16777219], dtype='int32')
     assert mx.nd.round(big).asnumpy().tolist() == [16777217, 2147483000, -16777219]   # MXNet 1.9.1
     assert mx.nd.round(big).dtype == np.int32
+
+
+def test_split_v2_as_numpys_split():
+    """MXNet 1.9.1's shapes (oracle): equal sections, or pieces starting at the given indices."""
+    from reflib.test_utils import check_op_gradient
+    assert [a.shape for a in mx.nd.split_v2(mx.nd.ones((6, 4)), (1, 3), axis=0)] == [(1, 4), (2, 4), (3, 4)]
+    assert [a.shape for a in mx.nd.split_v2(mx.nd.ones((6, 4)), 3, axis=0)] == [(2, 4)] * 3
+    assert mx.sym.split_v2(mx.sym.var('x'), (1, 4), axis=1).infer_shape(x=(2, 6))[1] == [(2, 1), (2, 3), (2, 2)]
+    assert [a.shape for a in mx.nd.split_v2(mx.nd.ones((6, 1)), (1, 2, 3, 4, 5), squeeze_axis=True)] == [(1,)] * 6
+    x = mx.nd.array(np.arange(12).reshape(2, 6))
+    assert [a.asnumpy().tolist() for a in mx.nd.split_v2(x, (1, 4), axis=1)] == [
+        [[0], [6]], [[1, 2, 3], [7, 8, 9]], [[4, 5], [10, 11]]]
+    with pytest.raises(ValueError, match='equal'):
+        mx.nd.split_v2(mx.nd.ones((5, 2)), 2)
+    check_op_gradient('_split_v2', [np.random.RandomState(0).normal(size=(3, 6))], {'indices': (0, 1, 4), 'axis': 1})

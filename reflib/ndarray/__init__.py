@@ -55,6 +55,22 @@ def from_numpy(ndarray, zero_copy=True):
     return NDArray(shared, cpu())
 
 
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """``ary`` cut along ``axis``: into ``indices_or_sections`` equal pieces (an int), or at
+    those positions (a tuple), as numpy's split (the ``_split_v2`` operator)."""
+    if isinstance(indices_or_sections, int):
+        if ary.shape[axis] % indices_or_sections:
+            raise ValueError('split_v2: an axis of size %d does not split into %d equal pieces'
+                             % (ary.shape[axis], indices_or_sections))
+        return _op_functions.invoke('_split_v2', ary, axis=axis, squeeze_axis=squeeze_axis,
+                                    sections=indices_or_sections)
+    if isinstance(indices_or_sections, tuple):
+        return _op_functions.invoke('_split_v2', ary, indices=(0,) + indices_or_sections, axis=axis,
+                                    squeeze_axis=squeeze_axis)
+    raise ValueError('split_v2: indices_or_sections must be an int or a tuple of ints, got %r'
+                     % (indices_or_sections,))
+
+
 def histogram(a, bins=10, range=None):
     """Counts of ``a``'s values in bins, and the bin edges: ``bins`` equal bins over
     ``range``, or the bins between the edges in the NDArray ``bins``.  Without a range,

@@ -532,3 +532,68 @@ class SliceChannel(Operator):
         parts = [xp.zeros(shape, dtype=x.dtype) if g is None else g.reshape(shape)
                  for g in out_grads[:p.num_outputs]]
         return [xp.concatenate(parts, axis=axis)]
+
+
+@register
+class SplitV2(Operator):
+    """Cut the input along ``axis`` at the positions ``indices`` (starting with 0), or into
+    ``sections`` equal pieces when that is given (> 0); ``squeeze_axis`` drops the axis from
+    pieces of size 1.  MXNet's ``split_v2`` (numpy's split) front ends build the parameters."""
+    name = '_split_v2'
+    params = {
+        'indices': Param('shape', (), doc='where each piece starts (the first is 0)'),
+        'axis': Param('int', 0, doc='the axis to cut (negative counts from the end)'),
+        'squeeze_axis': Param('bool', False, doc='drop the cut axis from pieces of size 1'),
+        'sections': Param('int', 0, doc='this many equal pieces instead of indices (0: use indices)', low=0),
+    }
+
+    def outputs(self, p):
+        count = p.sections if p.sections > 0 else len(p.indices)
+        if count < 1:
+            raise ParamError('_split_v2: give sections > 0 or at least one index')
+        return ['output%d' % i for i in range(count)]
+
+    def _bounds(self, p, size):
+        """[(start, stop)] of every piece along an axis of ``size``."""
+        if p.sections > 0:
+            if size % p.sections:
+                raise ShapeError('_split_v2: an axis of size %d does not split into %d equal sections'
+                                 % (size, p.sections))
+            step = size // p.sections
+            return [(k * step, (k + 1) * step) for k in range(p.sections)]
+        starts = list(p.indices)
+        if any(b < a for a, b in zip(starts, starts[1:])) or starts[-1] > size:
+            raise ShapeError('_split_v2: indices %s must rise and stay within the axis (size %d)'
+                             % (shape_str(starts), size))
+        return list(zip(starts, starts[1:] + [size]))
+
+    def _piece_shapes(self, p, data):
+        axis = normalize_axis(self.name, 'axis', p.axis, len(data))
+        shapes = []
+        for start, stop in self._bounds(p, data[axis]):
+            keep = () if p.squeeze_axis and stop - start == 1 else (stop - start,)
+            shapes.append(tuple(data[:axis]) + keep + tuple(data[axis + 1:]))
+        return shapes
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, outs = in_shapes[0], list(out_shapes)
+        if data is not None:
+            outs = [merge_shape(o, piece, '_split_v2 output%d' % k)
+                    for k, (o, piece) in enumerate(zip(outs, self._piece_shapes(p, data)))]
+        return [data], outs, aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        axis = normalize_axis(self.name, 'axis', p.axis, x.ndim)
+        return [fresh_copy(env.xp, x[(slice(None),) * axis + (slice(start, stop),)]).reshape(shape)
+                for (start, stop), shape in zip(self._bounds(p, x.shape[axis]), self._piece_shapes(p, x.shape))]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x = env.xp, inputs[0]
+        axis = normalize_axis(self.name, 'axis', p.axis, x.ndim)
+        parts = []
+        for (start, stop), g in zip(self._bounds(p, x.shape[axis]), out_grads):
+            shape = list(x.shape)
+            shape[axis] = stop - start
+            parts.append(xp.zeros(shape, dtype=x.dtype) if g is None else g.reshape(shape))
+        return [xp.concatenate(parts, axis=axis)]

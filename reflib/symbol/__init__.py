@@ -39,6 +39,17 @@ def _dtype_name(dtype):
     return np.dtype('float32' if dtype is None else dtype).name
 
 
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """``ary`` cut along ``axis``: into ``indices_or_sections`` equal pieces (an int), or at
+    those positions (a tuple): the ``_split_v2`` operator, as numpy's split."""
+    if isinstance(indices_or_sections, int):
+        return invoke('_split_v2', ary, axis=axis, squeeze_axis=squeeze_axis, sections=indices_or_sections)
+    if isinstance(indices_or_sections, tuple):
+        return invoke('_split_v2', ary, indices=(0,) + indices_or_sections, axis=axis, squeeze_axis=squeeze_axis)
+    raise ValueError('split_v2: indices_or_sections must be an int or a tuple of ints, got %r'
+                     % (indices_or_sections,))
+
+
 def zeros(shape, dtype=None, **kwargs):
     """A symbol of zeros; a 0 in ``shape`` is inferred (an RNN's begin state uses ``(0, n)``)."""
     return invoke('_zeros', shape=shape, dtype=_dtype_name(dtype), **kwargs)
