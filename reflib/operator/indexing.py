@@ -349,6 +349,14 @@ class _IndexArithmetic(Operator):
             step *= size
         return [step] + strides[::-1] if p.shape else []
 
+    def out_shape(self, p, data):
+        raise NotImplementedError
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data = in_shapes[0]
+        out = None if data is None else self.out_shape(p, data)
+        return [data], [merge_shape(out_shapes[0], out, '%s output' % self.name)], aux_shapes
+
     def infer_type(self, p, in_types, out_types, aux_types):
         return list(in_types), [in_types[0] if in_types[0] is not None else out_types[0]], aux_types
 
@@ -365,13 +373,11 @@ class RavelMultiIndex(_IndexArithmetic):
     name = '_ravel_multi_index'
     aliases = ('ravel_multi_index',)
 
-    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        data = in_shapes[0]
-        if data is not None and (len(data) != 2 or data[0] not in (0, len(p.shape))):
+    def out_shape(self, p, data):
+        if len(data) != 2 or data[0] not in (0, len(p.shape)):
             raise ShapeError("%s: input 'data' must be (%d, N), one row per axis of shape %s, got %s"
                              % (self.name, len(p.shape), shape_str(p.shape), shape_str(data)))
-        out = None if data is None else (data[1],)
-        return [data], [merge_shape(out_shapes[0], out, '%s output' % self.name)], aux_shapes
+        return (data[1],)
 
     def forward(self, p, env, inputs, aux):
         coords = inputs[0].astype(np.int64)
@@ -385,12 +391,10 @@ class UnravelIndex(_IndexArithmetic):
     name = '_unravel_index'
     aliases = ('unravel_index',)
 
-    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        data = in_shapes[0]
-        if data is not None and len(data) != 1:
+    def out_shape(self, p, data):
+        if len(data) != 1:
             raise ShapeError("%s: input 'data' must be 1-d (flat indices), got %s" % (self.name, shape_str(data)))
-        out = None if data is None else (len(p.shape), data[0])
-        return [data], [merge_shape(out_shapes[0], out, '%s output' % self.name)], aux_shapes
+        return (len(p.shape), data[0])
 
     def forward(self, p, env, inputs, aux):
         xp, rest = env.xp, inputs[0].astype(np.int64)
