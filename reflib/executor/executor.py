@@ -357,9 +357,7 @@ class Executor:
                                  '(use reshape() for a new shape)' % (name, target.shape, tuple(shape)))
             target[:] = value
         governor.check()        # BLAS threads: the cores other processes leave free (threads.py)
-        values = list(self._slot_array)
-        for slot, arr in self._bound:
-            values[slot] = arr._data
+        values = self._bound_values()
         monitor = self._monitor
         for step, arrays in zip(self._plan.steps, self._step_arrays):
             ins = [values[s] for s in step.in_slots]
@@ -396,6 +394,13 @@ class Executor:
         self._backward_done = False
         return self.outputs
 
+    def _bound_values(self):
+        """Every slot's array: the planned ones, with the bound arguments and aux states."""
+        values = list(self._slot_array)
+        for slot, arr in self._bound:
+            values[slot] = arr._data
+        return values
+
     def _monitor_inputs(self, step, values):
         """monitor_all: each input as MXNet names it: a variable under its own name, then every
         input as ``<node>_<input name>``."""
@@ -415,8 +420,14 @@ class Executor:
         if not self._needs_backward:
             return  # no argument wants a gradient: nothing to compute
         if self._values is None:
-            raise MXNetError('backward: call forward() first; there are no forward values to '
-                             'differentiate')
+            # MXNet runs backward on whatever its memory holds.  Where no backward step reads a
+            # forward value (x * 2), that gives the right gradient, so reflib does it too;
+            # where one does, MXNet's answer is garbage, and reflib refuses
+            readers = [s.node.name for s in self._plan.steps if s.needs_grad and (s.bwd_ins or s.bwd_outs)]
+            if readers:
+                raise MXNetError('backward: call forward() first; the backward of %s reads forward values, '
+                                 'and there are none yet' % readers)
+            self._values = self._bound_values()
         if self._backward_done and not self._mem.backward_repeatable:
             raise MXNetError('backward: call forward() again first. This backward already ran on the last '
                              "forward's values, and the memory plan has since reused some of them for "
