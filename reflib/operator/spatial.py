@@ -42,7 +42,7 @@ def offset_slices(kernel, dilate, stride, out_size):
     of exactly the output's length.  Sliding windows thereby become a short
     Python loop over the kernel (9 steps for 3x3) of whole-array operations.
     """
-    return _offset_slices(*(tuple(int(v) for v in t) for t in (kernel, dilate, stride, out_size)))
+    return _offset_slices(tuple(kernel), tuple(dilate), tuple(stride), tuple(out_size))
 
 
 @functools.lru_cache(maxsize=256)

@@ -87,12 +87,10 @@ _SGD_MOMENTUM = ('T grad, T momentum, T lr_wd, T lr_rescale', 'T weight, T mom',
 
 def _fused_step(xp, weight, grad, mom, master, lr, wd, momentum, rescale_grad, clip_gradient):
     """sgd_step as one device kernel where it applies (see _SGD_MOMENTUM); False elsewhere."""
-    if (master is not None or mom is None or not momentum > 0 or _clip_enabled(clip_gradient)
-            or not isinstance(lr, np.float32) or not isinstance(wd, np.float32)
+    kernel = device_kernel(xp, 'sgd_momentum', *_SGD_MOMENTUM)     # None at once on the host
+    if (kernel is None or master is not None or mom is None or not momentum > 0
+            or _clip_enabled(clip_gradient) or not isinstance(lr, np.float32) or not isinstance(wd, np.float32)
             or any(np.dtype(a.dtype) != np.float32 for a in (weight, grad, mom))):
-        return False
-    kernel = device_kernel(xp, 'sgd_momentum', *_SGD_MOMENTUM)
-    if kernel is None:
         return False
     ct = np.float32
     kernel(grad._data, _param(momentum, ct), lr * wd, lr * _param(rescale_grad, ct), weight._data, mom._data)
