@@ -45,6 +45,7 @@ from .ndarray import NDArray, array
 from .ndarray.ndarray import move, to_numpy
 from .operator import OpEnv, get
 from .test_helpers import *  # noqa: F401,F403
+from .util import use_np, getenv, setenv  # noqa: F401  (as MXNet's test_utils imports them)
 from .test_tolerances import (  # noqa: F401  (mx.test_utils has them all)
     default_context, set_default_context, default_dtype, default_rtols, default_atols, default_numeric_eps,
     get_rtol, get_atol, same, almost_equal, assert_almost_equal, assert_allclose, assert_exception)

@@ -1,15 +1,113 @@
-"""Small helpers with no better home: writing a file so that a crash never damages it."""
+"""Small helpers with no better home: NumPy shape semantics' switches, and writing a file
+so that a crash never damages it."""
 
 import contextlib
+import functools
 import glob
+import inspect
 import os
 import secrets
 import time
 
 from .base import MXNetError, py_str  # noqa: F401  (mx.util.py_str, as in MXNet)
+from .shapes import is_np_shape, set_np_shape
 
 __all__ = ['getenv', 'setenv', 'atomic_write', 'atomic_write_bytes', 'atomic_write_text', 'write_temp', 'sweep_temps',
-           'fsync_directory']
+           'fsync_directory', 'is_np_shape', 'set_np_shape', 'np_shape', 'use_np_shape', 'is_np_array',
+           'set_np', 'reset_np', 'use_np', 'use_np_array', 'np_array']
+
+
+class np_shape:
+    """``with mx.np_shape():`` runs a block with NumPy shape semantics (``active=False``:
+    without), restoring the previous state after it, also when the block raises.
+
+    Inside, ``()`` is a scalar's shape, a 0 dimension a real size of zero (``mx.nd.ones((0,
+    3))``), -1 an unknown dimension and None an unknown shape in ``infer_shape_partial``;
+    ``nd.save`` writes MXNet's numpy-shape records and ``tojson`` marks the graph.
+    """
+
+    def __init__(self, active=True):
+        self._active = active
+
+    def __enter__(self):
+        self._previous = set_np_shape(self._active)
+        return self
+
+    def __exit__(self, *exc):
+        set_np_shape(self._previous)
+
+
+def _scoped(func, scope, name):
+    """``func`` (a function, or every method and property of a class) run inside ``scope()``."""
+    if inspect.isclass(func):
+        for attr, member in list(vars(func).items()):
+            if isinstance(member, property):
+                setattr(func, attr, property(_scoped(member.fget, scope, name) if member.fget else None,
+                                             member.fset, member.fdel, member.__doc__))
+            elif isinstance(member, (staticmethod, classmethod)):
+                setattr(func, attr, type(member)(_scoped(member.__func__, scope, name)))
+            elif inspect.isfunction(member):
+                setattr(func, attr, _scoped(member, scope, name))
+        return func
+    if not callable(func):
+        raise TypeError('%s decorates functions and classes, got %s' % (name, type(func).__name__))
+
+    @functools.wraps(func)
+    def run_scoped(*args, **kwargs):
+        with scope():
+            return func(*args, **kwargs)
+    return run_scoped
+
+
+def use_np_shape(func):
+    """Decorator: ``func`` (or each method and property of a class) runs with NumPy shape
+    semantics on, whatever the caller's state; its name and docstring are kept."""
+    return _scoped(func, np_shape, 'use_np_shape')
+
+
+# MXNet's second switch, NumPy *array* semantics, makes operators return ``mxnet.numpy``
+# arrays.  reflib has no ``mxnet.numpy`` namespace, so that switch is never on here and
+# turning it on is refused, naming what reflib does have (shape semantics alone).
+_NO_NP_ARRAY = ('reflib has no mxnet.numpy arrays, so NumPy array semantics cannot be turned '
+                'on; NumPy shape semantics alone are here: mx.np_shape() / mx.use_np_shape')
+
+
+def is_np_array():
+    """Always False: reflib has no ``mxnet.numpy`` arrays for this switch to turn on."""
+    return False
+
+
+def set_np(shape=True, array=True):
+    """Turn on NumPy shape semantics (``shape=True``); ``array=True`` is refused (see
+    ``is_np_array``).  As in MXNet, array semantics without shape semantics is an error."""
+    if array:
+        raise MXNetError(_NO_NP_ARRAY + ': call set_np(shape=True, array=False)')
+    set_np_shape(shape)
+
+
+def reset_np():
+    """Turn NumPy shape semantics off, as MXNet's ``reset_np`` does with both switches."""
+    set_np_shape(False)
+
+
+def np_array(active=True):
+    """A ``with`` scope of NumPy array semantics: refused when ``active`` (see ``is_np_array``),
+    a scope that changes nothing otherwise (array semantics are already off)."""
+    if active:
+        raise MXNetError(_NO_NP_ARRAY)
+    return contextlib.nullcontext()
+
+
+def use_np_array(func):
+    """Decorator for NumPy array semantics: the decorated function refuses to run (see
+    ``is_np_array``) rather than run without the semantics it asks for."""
+    return _scoped(func, np_array, 'use_np_array')
+
+
+def use_np(func):
+    """Decorator for both of MXNet's NumPy switches: the decorated function refuses to run,
+    since the array half is not in reflib (use ``use_np_shape`` for the shape half)."""
+    return use_np_array(use_np_shape(func))
 
 def getenv(name):
     """The value of environment variable ``name``, or None when it is unset.

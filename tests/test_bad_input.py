@@ -175,8 +175,9 @@ def test_infer_shape_refuses_a_negative_or_non_integer_dimension(shape):
 
 
 def test_a_variable_with_an_unreadable_shape_is_refused_when_made():
+    # -1 is an unknown dimension (MXNet accepts it in both shape semantics); -2 is nothing
     with pytest.raises(ParamError, match="variable 'x': attribute __shape__"):
-        mx.sym.Variable('x', shape=(2, -1))
+        mx.sym.Variable('x', shape=(2, -2))
 
 
 # ---------------------------------------------------------------------------- 6. binding

@@ -535,11 +535,34 @@ class TestSaveLoad:
         assert_loaded(nd.load(str(tmp_path / 'd.nd'))[0], x)
 
     def test_zero_size_and_0d(self, tmp_path):
-        arrays = [nd.zeros((2, 0)), nd.array(2.5)]
-        nd.save(str(tmp_path / 'z.nd'), arrays)
-        a, b = nd.load(str(tmp_path / 'z.nd'))
+        with mx.np_shape():
+            arrays = [nd.zeros((2, 0)), nd.array(2.5)]
+            nd.save(str(tmp_path / 'z.nd'), arrays)
+            a, b = nd.load(str(tmp_path / 'z.nd'))
         assert a.shape == (2, 0)
         assert b.shape == () and b.asscalar() == 2.5
+
+    def test_a_0d_array_outside_np_shape_is_refused(self, tmp_path):
+        with pytest.raises(mx.MXNetError, match=r"0-d array\(s\) \['b'\].*mx.np_shape"):
+            nd.save(str(tmp_path / 's.nd'), {'a': nd.ones(2), 'b': nd.array(2.5)})
+        assert not (tmp_path / 's.nd').exists()
+
+    def test_each_semantics_loads_only_its_own_files(self, tmp_path):
+        """MXNet 1.9.1's record magic follows the shape semantics (0xF993FAC9 legacy,
+        0xF993FACA numpy-shape), and a file is loaded only in the semantics it was saved in."""
+        legacy, numpy_shape = str(tmp_path / 'legacy.nd'), str(tmp_path / 'np.nd')
+        nd.save(legacy, [nd.array([[1, 2, 3]]), nd.array(np.zeros((0, 4)))])
+        with mx.np_shape():
+            nd.save(numpy_shape, [nd.array([[1, 2, 3]]), nd.zeros((0, 4))])
+        assert struct.unpack_from('<I', open(legacy, 'rb').read(), 24) == (0xF993FAC9,)
+        assert struct.unpack_from('<I', open(numpy_shape, 'rb').read(), 24) == (0xF993FACA,)
+        assert [a.shape for a in nd.load(legacy)] == [(1, 3), (0, 4)]
+        with pytest.raises(mx.MXNetError, match='saved inside NumPy shape semantics.*np_shape\\(True\\)'):
+            nd.load(numpy_shape)
+        with mx.np_shape():
+            assert [a.shape for a in nd.load(numpy_shape)] == [(1, 3), (0, 4)]
+            with pytest.raises(mx.MXNetError, match='np_shape\\(False\\)'):
+                nd.load(legacy)
 
     def test_pathlike_and_bad_fname(self, tmp_path):
         nd.save(tmp_path / 'p.nd', [nd.ones(1)])
@@ -624,7 +647,8 @@ class TestGoldenFiles:
         a, b = nd.load(str(GOLDEN / 'mx_ctx.nd'))            # saved from cpu(1), cpu_pinned(0)
         assert_loaded(a, arrays['f32_2x3'])
         assert_loaded(b, arrays['i32_3x1'])
-        (scalar,) = nd.load(str(GOLDEN / 'mx_npshape_scalar.nd'))
+        with mx.np_shape():       # MXNet saved it in numpy-shape form, which loads only there
+            (scalar,) = nd.load(str(GOLDEN / 'mx_npshape_scalar.nd'))
         assert_loaded(scalar, np.array(2.5, dtype=np.float32))
 
     # reflib writes exactly the bytes MXNet wrote (MXNet's output is deterministic)
@@ -640,7 +664,8 @@ class TestGoldenFiles:
     ])
     def test_reflib_bytes_equal_mxnet_bytes(self, tmp_path, fname, build):
         out = tmp_path / fname
-        nd.save(str(out), build())
+        with mx.np_shape('npshape' in fname):
+            nd.save(str(out), build())
         assert out.read_bytes() == (GOLDEN / fname).read_bytes()
 
     def test_load_then_save_reproduces_mxnet_bytes(self, tmp_path):
@@ -674,7 +699,7 @@ class TestGoldenFiles:
     def test_mxnet_reads_reflib_files(self, tmp_path):
         """The real MXNet loads reflib's files (skipped where no MXNet interpreter is around)."""
         plain = gen.golden_arrays()
-        # a file with a 0-d array is written in numpy-shape form; MXNet reads it inside np_shape(True)
+        # a file with a 0-d array is saved in numpy-shape form; MXNet reads it inside np_shape(True)
         with_0d = dict(plain, f32_0d=np.array(1.5, dtype=np.float32))
         script = ('import sys, json, numpy as np, mxnet as mx\n'
                   'with mx.util.np_shape(sys.argv[2] == "np"):\n'
@@ -683,7 +708,8 @@ class TestGoldenFiles:
                   ' for k, v in d.items()}))\n')
         for arrays, mode in ((plain, 'legacy'), (with_0d, 'np')):
             path = tmp_path / ('reflib_%s.params' % mode)
-            nd.save(str(path), {k: nd_exact(x) for k, x in arrays.items()})
+            with mx.np_shape(mode == 'np'):
+                nd.save(str(path), {k: nd_exact(x) for k, x in arrays.items()})
             proc = subprocess.run([MXNET_PYTHON, '-c', script, str(path), mode], capture_output=True,
                                   text=True, timeout=300)
             assert proc.returncode == 0, proc.stderr[-2000:]
@@ -863,9 +889,12 @@ def test_round_trip_property(tmp_path, data):
     wrapped = ({k: nd_exact(x) for k, x in data.items()} if isinstance(data, dict)
                else [nd_exact(x) for x in data])
     path = tmp_path / 'prop.nd'
-    nd.save(str(path), wrapped)
-    back = nd.load(str(path))
-    assert nd.load_frombuffer(path.read_bytes()).__class__ is back.__class__
+    # a 0-d array has only the numpy-shape record form, which saves and loads inside np_shape
+    scalars = any(arr.ndim == 0 for arr in (wrapped.values() if isinstance(wrapped, dict) else wrapped))
+    with mx.np_shape(scalars):
+        nd.save(str(path), wrapped)
+        back = nd.load(str(path))
+        assert nd.load_frombuffer(path.read_bytes()).__class__ is back.__class__
     if isinstance(data, dict) and data:
         assert list(back) == list(data)
         pairs = [(back[k], data[k]) for k in data]
@@ -875,7 +904,8 @@ def test_round_trip_property(tmp_path, data):
     for arr, x in pairs:
         assert_loaded(arr, x.copy(order="C"))
     # saving what was loaded reproduces the file byte for byte
-    assert serialize.save_to_bytes(back) == path.read_bytes()
+    with mx.np_shape(scalars):
+        assert serialize.save_to_bytes(back) == path.read_bytes()
 
 
 def test_norm_function_and_method_match_mxnet():

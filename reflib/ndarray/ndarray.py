@@ -25,6 +25,7 @@ from ..fluent import fluent_method
 from ..operator.binary_math import MOD
 from ..operator.common import to_host
 from ..operator.shape import reshape_target
+from ..shapes import is_np_shape, shape_is_known
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
@@ -279,10 +280,14 @@ class NDArray:
 
     @_operator_form
     def max(self, axis=None, keepdims=False):
+        if self.size == 0:      # the operator names the empty axis
+            return _call_operator('max', self, axis=axis, keepdims=keepdims)
         return self._wrap(self._data.max(axis=_axis(axis), keepdims=keepdims))
 
     @_operator_form
     def min(self, axis=None, keepdims=False):
+        if self.size == 0:
+            return _call_operator('min', self, axis=axis, keepdims=keepdims)
         return self._wrap(self._data.min(axis=_axis(axis), keepdims=keepdims))
 
     @_operator_form
@@ -347,14 +352,15 @@ class NDArray:
         the buffer when the selected elements are contiguous in memory
         (``a[1]``, ``a[1:3]``, ``a[1, 2]``) and a copy otherwise (``a[:, 1]``,
         ``a[::2]``).  Indexing every axis with an int gives shape ``(1,)``, not
-        a 0-d array.  Advanced indexing (lists, NDArrays) returns a copy.
+        a 0-d array (inside ``mx.np_shape()``: ``()``, as in MXNet).  Advanced
+        indexing (lists, NDArrays) returns a copy.
         """
         key = _index(key)
         out = self._data[key]
         if getattr(out, 'ndim', 0) == 0:
             # every axis got an int: take the one-element block as a view
             block = tuple(slice(i, i + 1) for i in _normalize_ints(key, self.shape))
-            return NDArray(self._data[block].reshape(1), self._ctx)
+            return NDArray(self._data[block].reshape(() if is_np_shape() else 1), self._ctx)
         if _is_basic(key) and not out.flags.c_contiguous:
             out = out.copy()
         return NDArray(out, self._ctx)
@@ -623,10 +629,21 @@ def check_out(out, shape, dtype, what):
                              % (what, np.dtype(out.dtype).name, np.dtype(dtype).name))
 
 
+def _known_shape(shape, what):
+    """``shape`` for a filled array: under legacy shapes () and 0 dimensions mean "unknown",
+    so MXNet's zeros and ones refuse them; inside ``mx.np_shape()`` they are a scalar and
+    a zero size."""
+    dims = _as_shape(shape, what)
+    if not shape_is_known(dims):
+        raise ShapeError('%s: shape %s is not known under legacy shapes (() and 0 dimensions mean '
+                         'unknown); for a scalar or a zero-size array use mx.np_shape()' % (what, dims))
+    return dims
+
+
 def _filled(fill, shape, ctx, dtype, out, what):
     """A new array, or ``out`` (MXNet's out=) filled in place and returned."""
     if out is None:
-        return _alloc(fill, shape, ctx, dtype)
+        return _alloc(fill, _known_shape(shape, what), ctx, dtype)
     check_out(out, _as_shape(shape, what), dtype or mx_real_t, what)
     out[:] = fill
     return out
@@ -649,7 +666,7 @@ def full(shape, val, ctx=None, dtype=None, out=None):
     if out is not None:       # MXNet fills out= whatever shape was asked for
         out[:] = val
         return out
-    return _alloc(val, shape, ctx, dtype)
+    return _alloc(val, shape, ctx, dtype)   # MXNet's full fills any shape, (0, 3) too
 
 
 def zeros_like(data, out=None, **kwargs):

@@ -28,10 +28,12 @@ Array record, current form (what MXNet 1.9.1 writes)::
 
 In the 0xF993FAC9 form ``ndim == 0`` means "no shape" and the record stops
 right after it; in the 0xF993FACA form that marker is ``ndim == -1`` and
-``ndim == 0`` is a real 0-d array.  MXNet loads 0xF993FACA records only inside
-``mx.util.np_shape(True)`` and 0xF993FAC9 records only outside it, so reflib
-writes a whole file in one form: the numpy-shape form when it holds a 0-d
-array, the usual form otherwise.  reflib reads both (and mixtures).
+``ndim == 0`` is a real 0-d array.  The form follows the shape semantics in force,
+as in MXNet: inside ``mx.np_shape()`` ``save`` writes 0xF993FACA records and
+``load`` reads only those; outside it, 0xF993FAC9 records only.  A file loaded in the
+other semantics is refused, naming the scope to load it in.  A 0-d array has no
+0xF993FAC9 form, so saving one outside ``mx.np_shape()`` is refused too (MXNet 1.9.1
+writes it with ``ndim == 0`` and then cannot load the file).
 
 MXNet also still reads two older record forms, and so does reflib:
 
@@ -56,6 +58,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import Context, cpu, num_gpus
+from ..shapes import is_np_shape
 from .ndarray import NDArray, to_numpy
 from ..util import atomic_write
 
@@ -128,11 +131,13 @@ def _record(arr, label, np_shape):
 
 
 def _write(stream, arrays, names):
-    # A 0-d array can only be told apart from "no shape" in the numpy-shape
-    # record form, and MXNet refuses files that mix the two forms; so a file
-    # holding any 0-d array is written all in numpy-shape form, as MXNet does
-    # inside ``mx.util.np_shape(True)`` (MXNet then loads it only in that mode).
-    np_shape = any(arr.ndim == 0 for arr in arrays)
+    np_shape = is_np_shape()
+    if not np_shape:
+        scalars = [names[k] if names else k for k, arr in enumerate(arrays) if arr.ndim == 0]
+        if scalars:
+            raise MXNetError('cannot save 0-d array(s) %s outside mx.np_shape(): legacy shapes have no '
+                             'scalar, and MXNet writes a file it cannot load; save inside '
+                             '"with mx.np_shape():" (and load there too)' % scalars)
     stream.write(struct.pack('<QQQ', LIST_MAGIC, 0, len(arrays)))
     for k, arr in enumerate(arrays):
         label = 'array %r' % names[k] if names else 'array %d' % k
@@ -224,6 +229,9 @@ def _read_record(reader):
     else:
         # the oldest form has no magic: the first word already is ndim
         ndim, dim_fmt = first, 'I'
+    if np_shape != is_np_shape():
+        reader.fail('the array was saved %s NumPy shape semantics; load it %s "with mx.np_shape(%s):", '
+                    'as MXNet requires' % (('inside', 'inside', 'True') if np_shape else ('outside', 'outside', 'False')))
     if (np_shape and ndim == -1) or (not np_shape and ndim == 0):
         reader.fail('the record has no shape (an uninitialised NDArray, or a 0-d array that MXNet '
                     'saved outside numpy-shape mode; MXNet cannot load it either)')

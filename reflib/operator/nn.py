@@ -54,7 +54,10 @@ class FullyConnected(Operator):
         return shapes, [out], aux_shapes
 
     def _flat(self, p, data):
-        return data.reshape(data.shape[0], -1) if p.flatten else data.reshape(-1, data.shape[-1])
+        # sizes spelled out rather than -1, which numpy cannot resolve for a zero-size batch
+        if p.flatten:
+            return data.reshape(data.shape[0], _prod(data.shape[1:]))
+        return data.reshape(_prod(data.shape[:-1]), data.shape[-1])
 
     def backward_reads(self, p):
         return [0, 1], []                  # data and weight; never the output
@@ -75,7 +78,8 @@ class FullyConnected(Operator):
         grads = [None, None]
         if env.wants_grad(0):
             target = env.grad_target(0)
-            d_data = xp.matmul(grad, weight, out=None if target is None else target.reshape(grad.shape[0], -1))
+            flat = None if target is None else target.reshape(grad.shape[0], weight.shape[1])
+            d_data = xp.matmul(grad, weight, out=flat)
             grads[0] = d_data.reshape(data.shape) if target is None else target
         if env.wants_grad(1):
             grads[1] = xp.matmul(grad.T, self._flat(p, data), out=env.grad_target(1))

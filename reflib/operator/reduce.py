@@ -106,6 +106,15 @@ class Mean(_Reduce):
 class _Extreme(_Reduce):
     """max/min: the gradient goes to every element equal to the result (ties all get it in full)."""
 
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        empty = [a for a in self._axes(p, x.ndim) if x.shape[a] == 0]
+        if empty:
+            # a sum of nothing is 0, but a max of nothing is no number: MXNet refuses it too
+            raise ShapeError("%s: input 'data' of shape %s has no elements along axis %s to take the %s of"
+                             % (self.name, tuple(x.shape), empty[0], self.name))
+        return super().forward(p, env, inputs, aux)
+
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         x = inputs[0]
         hit = x == self._kept(p, outputs[0], x)

@@ -7,14 +7,23 @@ elementwise add deduces one operand from the other.  The graph-level
 algorithm below just applies every local rule, forward then backward over the
 nodes, until nothing changes.  An inconsistency is reported with the
 operator's name and the input it concerns.
+
+The rules carry a dimension not known yet as 0 (MXNet's legacy shapes).  Under NumPy shape
+semantics (``mx.np_shape()``) the caller writes it -1 and 0 is a real size: ``_internal``
+turns the caller's -1 into 0 for the rules, and ``_as_given`` turns 0 back into -1 for the
+caller, in a pass that had -1 dimensions (``zeros_unknown``).  A pass given no -1 reads its
+0 dimensions as sizes, so ``infer_shape(x=(0, 5))`` of a FullyConnected layer is ``(0, 4)``,
+as in MXNet.  One case stays ambiguous: a pass given both a -1 and a real 0 reports the 0 as
+-1, since inside the rules the two are the same value.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
 
 from ..base import ShapeError, BindError, MXNetError, FLAG_TO_DTYPE
-from ..shapes import merge_shape, merge_dtype, shape_is_known
+from ..shapes import is_np_shape, merge_shape, merge_dtype, shape_is_known, zeros_unknown
 from .symbol import parse_shape_attr, topo_order, split_variables
 
 __all__ = ['infer_shape', 'infer_type', 'infer_graph_shapes', 'infer_graph_types']
@@ -94,10 +103,22 @@ def _run(nodes, entry, node_rule, merge, kind):
     return entry
 
 
+def _internal(shape):
+    """The rules' form of a caller's shape: -1 (unknown) becomes 0."""
+    return tuple(0 if d < 0 else int(d) for d in shape)
+
+
+def _as_given(shape):
+    """A shape back in the caller's form under NumPy shape semantics: 0 (unknown) is -1."""
+    return None if shape is None else tuple(-1 if d == 0 else d for d in shape)
+
+
 def infer_graph_shapes(outputs, given):
-    """{(id(node), index): shape} for every entry of the graph reachable from ``outputs``."""
+    """{(id(node), index): shape} for every entry of the graph reachable from ``outputs``,
+    in the form the caller's semantics reads (legacy: 0 unknown; NumPy shape: -1 unknown)."""
     nodes = topo_order(outputs)
     entry = {}
+    unknown_dims = False
     for node in nodes:
         if node.op is None:
             # a shape given by the caller wins over the one declared with Variable(shape=...), as in MXNet
@@ -105,39 +126,55 @@ def infer_graph_shapes(outputs, given):
             if shape is None and '__shape__' in node.attrs:
                 shape = parse_shape_attr(node.attrs['__shape__'])
             if shape is not None:
-                entry[(id(node), 0)] = merge_shape(None, tuple(shape), 'variable %r' % node.name)
+                unknown_dims = unknown_dims or any(d < 0 for d in shape)
+                entry[(id(node), 0)] = merge_shape(None, _internal(shape), 'variable %r' % node.name)
 
     def rule(node, ins, outs, auxs):
         return node.op.infer_shape(node.params, ins, outs, auxs)
-    return nodes, _run(nodes, entry, rule, merge_shape, 'shape')
+    with zeros_unknown() if unknown_dims else contextlib.nullcontext():
+        entry = _run(nodes, entry, rule, merge_shape, 'shape')
+    if unknown_dims and is_np_shape():
+        entry = {key: _as_given(shape) for key, shape in entry.items()}
+    return nodes, entry
+
+
+def _check_given_shape(name, shape):
+    if not isinstance(shape, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
+        raise ShapeError('infer_shape: shape of %r must be a tuple of ints, got %r' % (name, shape))
+    if is_np_shape():
+        if any(d < -1 for d in shape):
+            raise ShapeError('infer_shape: shape of %r has a dimension below -1: %r (-1 means unknown)'
+                             % (name, tuple(shape)))
+    elif any(d < 0 for d in shape):
+        # MXNet 1.9.1 errors on (4, -3) and quietly gives up on (-1, 5); both are refused here
+        raise ShapeError('infer_shape: shape of %r has a negative dimension: %r (0 means unknown; '
+                         'inside mx.np_shape() -1 does)' % (name, tuple(shape)))
 
 
 def infer_shape(sym, args, kwargs, partial):
     given = _given(sym, args, kwargs, 'infer_shape')
     for name, shape in given.items():
-        if not isinstance(shape, (tuple, list)) or not all(
-                isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
-            raise ShapeError('infer_shape: shape of %r must be a tuple of ints, got %r' % (name, shape))
-        if any(d < 0 for d in shape):
-            # MXNet 1.9.1 errors on (4, -3) and quietly gives up on (-1, 5); both are refused here
-            raise ShapeError('infer_shape: shape of %r has a negative dimension: %r (0 means unknown)'
-                             % (name, tuple(shape)))
+        _check_given_shape(name, shape)
     nodes, entry = infer_graph_shapes(sym._outputs, given)
     arg_nodes, aux_nodes = split_variables(nodes)
     arg_shapes = [entry.get((id(n), 0)) for n in arg_nodes]
     aux_shapes = [entry.get((id(n), 0)) for n in aux_nodes]
     out_shapes = [entry.get((id(n), i)) for n, i in sym._outputs]
     if partial:
+        # an unknown shape is () under legacy shapes, None under NumPy shape semantics
+        unknown = None if is_np_shape() else ()
+
         def fill(shapes):
-            return [tuple(s) if s is not None else () for s in shapes]
+            return [tuple(s) if s is not None else unknown for s in shapes]
         return fill(arg_shapes), fill(out_shapes), fill(aux_shapes)
     unknown = ['%s: %s' % (n.name, tuple(s) if s is not None else ())
                for n, s in zip(arg_nodes + aux_nodes, arg_shapes + aux_shapes) if not shape_is_known(s)]
     if unknown or not all(shape_is_known(s) for s in out_shapes):
         # MXNet warns and returns three Nones here rather than raising; infer_shape_partial shows what is known
-        warnings.warn('infer_shape: cannot decide the shapes of these inputs (0 means an unknown '
+        warnings.warn('infer_shape: cannot decide the shapes of these inputs (%s means an unknown '
                       'dimension); give them, or shapes they follow from: %s. Returning (None, None, None)'
-                      % ', '.join(unknown), stacklevel=3)
+                      % ('-1' if is_np_shape() else '0', ', '.join(unknown)), stacklevel=3)
         return None, None, None
     return arg_shapes, out_shapes, aux_shapes
 

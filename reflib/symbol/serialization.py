@@ -19,7 +19,9 @@ import json
 
 from ..base import GraphFormatError, MXNetError
 from .. import operator as _ops
-from .symbol import Node, Symbol, _check_param_names, check_variable_attrs, missing_input, topo_order
+from ..shapes import is_np_shape
+from .symbol import (Node, Symbol, _check_param_names, check_variable_attrs, missing_input, parse_shape_attr,
+                     topo_order)
 
 __all__ = ['to_json', 'load_json', 'load']
 
@@ -59,6 +61,9 @@ def to_json(sym):
         'heads': [[index[id(n)], i, 0] for n, i in sym._outputs],
         'attrs': {'mxnet_version': ['int', MXNET_VERSION]},
     }
+    if is_np_shape():
+        # the file says its shapes read 0 as a size (MXNet's mark), so a later load keeps them
+        graph['attrs']['is_np_shape'] = ['int', 1]
     return json.dumps(graph, indent=2)
 
 
@@ -124,6 +129,20 @@ def _make_node(k, raw):
         return Node(op, name, attrs)
     except MXNetError as err:
         raise type(err)('load_json: node %d: %s' % (k, err)) from None
+
+
+def _marked_np_shape(graph):
+    attrs = graph.get('attrs')
+    return isinstance(attrs, dict) and 'is_np_shape' in attrs
+
+
+def _unknown_dims_as_minus_one(nodes):
+    """A file written with legacy shapes, loaded under NumPy shape semantics: its variables'
+    0 dimensions meant "unknown", which now reads -1 (MXNet rewrites them so, as ``[4,-1]``)."""
+    for node in nodes:
+        shape = parse_shape_attr(node.attrs['__shape__']) if node.op is None and '__shape__' in node.attrs else None
+        if shape is not None:
+            node.attrs['__shape__'] = '[%s]' % ','.join(str(d if d > 0 else -1) for d in shape)
 
 
 # MXNet 0.9 (version 900) on lists every input; for older files its loader adds the missing ones
@@ -216,6 +235,8 @@ def load_json(json_str):
     graph = _parse_document(json_str)
     raw_nodes = graph['nodes']
     nodes = [_make_node(k, raw) for k, raw in enumerate(raw_nodes)]
+    if is_np_shape() and not _marked_np_shape(graph):
+        _unknown_dims_as_minus_one(nodes)
     legacy = _written_by_version(graph) < _LISTS_EVERY_INPUT
     for k, (node, raw) in enumerate(zip(nodes, raw_nodes)):
         _link_inputs(k, node, raw, nodes, legacy)

@@ -50,7 +50,7 @@ def _check_param_names(op, node_name, attrs):
 
 def parse_shape_attr(text):
     """The shape a ``__shape__`` attribute holds (``"(2, 3)"`` or ``"[2, 3]"``), or None if it
-    holds none: a tuple of whole numbers, 0 meaning unknown."""
+    holds none: a tuple of whole numbers, -1 meaning unknown (and 0 too under legacy shapes)."""
     try:
         shape = ast.literal_eval(text.strip())
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -58,7 +58,7 @@ def parse_shape_attr(text):
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+            isinstance(d, int) and not isinstance(d, bool) and d >= -1 for d in shape):
         return None
     return tuple(shape)
 
@@ -70,7 +70,7 @@ def check_variable_attrs(name, attrs):
     def bad(key, what):
         raise ParamError('variable %r: attribute %s=%r is not %s' % (name, key, attrs[key], what))
     if '__shape__' in attrs and parse_shape_attr(attrs['__shape__']) is None:
-        bad('__shape__', 'a shape (a tuple of whole numbers >= 0, 0 meaning unknown)')
+        bad('__shape__', 'a shape (a tuple of whole numbers >= -1, -1 meaning unknown)')
     if '__dtype__' in attrs:
         try:
             if int(attrs['__dtype__']) not in FLAG_TO_DTYPE:
