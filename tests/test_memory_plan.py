@@ -377,3 +377,24 @@ def test_a_larger_executor_takes_what_fits_and_adds_the_rest_to_the_pool():
     report = big.memory_report()
     assert 0 < report['borrowed'] < report['planned']
     assert len(big._memory_pool) > pool_before
+
+
+def test_nothing_is_planned_behind_a_blockgrad():
+    """MXNet's zero propagation (its test_zero_prop): behind stop_gradient a gradient can only
+    be zero, so no backward step runs and the plan is the inference plan's; the argument's
+    gradient is written as zeros ('write') or left as it was ('add')."""
+    data = mx.sym.var('data')
+    for _ in range(10):
+        data = data * data
+
+    def total(net, **kwargs):
+        return net.simple_bind(mx.cpu(), data=(10, 3, 16, 16), **kwargs).memory_report()['total']
+    trained, inference = total(data), total(data, grad_req='null')
+    stopped = total(mx.sym.stop_gradient(data))
+    assert stopped == inference < trained
+    for req, expected in (('write', 0.0), ('add', 5.0)):
+        exe = mx.sym.stop_gradient(data).simple_bind(mx.cpu(), data=(2,), grad_req=req)
+        exe.grad_dict['data'][:] = 5
+        exe.forward(is_train=True, data=mx.nd.array([1, 2]))
+        exe.backward()
+        assert exe.grad_dict['data'].asnumpy().tolist() == [expected, expected]

@@ -396,8 +396,10 @@ class TestShapes:
     def test_batch_dot(self):
         assert infer('batch_dot', [(2, 3, 4), (2, 4, 5)]) == ([(2, 3, 4), (2, 4, 5)], (2, 3, 5))
         assert infer('batch_dot', [(2, 4, 3), (2, 5, 4)], {'transpose_a': True, 'transpose_b': True})[1] == (2, 3, 5)
-        assert infer('batch_dot', [(2, 3, 4), None], out_shape=(2, 3, 5))[0][1] == (2, 4, 5)
-        assert infer('batch_dot', [(0, 3, 4), (2, 0, 5)])[0] == [(2, 3, 4), (2, 4, 5)]
+        # forward only, and only once both inputs' matrix dims are known, as MXNet 1.9.1
+        assert infer('batch_dot', [(2, 3, 4), None], out_shape=(2, 3, 5))[0][1] is None
+        assert infer('batch_dot', [(0, 3, 4), (2, 0, 5)])[0] == [(0, 3, 4), (2, 0, 5)]
+        assert infer('batch_dot', [(0, 3, 4), (2, 4, 5)])[1] == (2, 3, 5)
         for lhs, rhs in [((2, 3, 4), (2, 5, 4)), ((2, 3, 4), (3, 4, 5)), ((2, 3), (2, 3)), ((2, 3, 4), (1, 2, 4, 5))]:
             with pytest.raises(ShapeError) as err:
                 infer('batch_dot', [lhs, rhs])

@@ -501,6 +501,9 @@ class Executor:
                     accumulate(slot, g if move_to is None else move(g, move_to))
         self._backward_done = True
         for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
+            if req == 'write' and not plan.carries[slot]:
+                garr._data[...] = 0     # only BlockGrad lies between it and the outputs
+                continue
             if req == 'null' or slot in self._grad_direct:
                 continue
             g = grads.get(slot)

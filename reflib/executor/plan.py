@@ -7,8 +7,8 @@ reverse.  The plan also decides:
 
 * which context each step runs on (its ``__ctx_group__`` via group2ctx, else
   the executor's context) and which inputs must be copied across devices;
-* which steps lie on a path to an argument that wants a gradient (backward
-  skips the rest), and, per step, which of its inputs' gradients are wanted
+* which steps lie on a path from an argument that wants a gradient to an
+  output, with no BlockGrad between (backward skips the rest), and, per step, which of its inputs' gradients are wanted
   (an operator skips the others: no data gradient for the first layer);
 * which forward values each backward reads (``Operator.backward_reads``).
 
@@ -53,7 +53,35 @@ class Plan:
         self.slot_ctx = slot_ctx      # slot -> Context where the value lives
         self.slot_name = slot_name    # slot -> entry name (e.g. 'fc1_output')
         self.head_slots = head_slots  # graph outputs
-        self.carries = carries        # slot -> does a gradient flow through it
+        self.carries = carries        # slot -> does a (possibly non-zero) gradient flow through it
+
+
+def _gradient_flow(steps, num_slots, grad_slots, head_slots):
+    """Which slots a gradient flows through, setting each step's ``needs_grad``.
+
+    A gradient flows through a slot that lies on a path from an argument that wants one
+    (``grad_slots``) up to a graph output, with no ``BlockGrad`` on the way: MXNet's zero
+    propagation.  Behind a BlockGrad the gradient can only be zero, so those backward steps
+    never run and plan no memory; the arguments there get zeros (Executor.backward).
+    """
+    reaches = [False] * num_slots             # depends on an argument that wants a gradient
+    for s in grad_slots:
+        reaches[s] = True
+    for step in steps:
+        step.needs_grad = any(reaches[s] for s in step.in_slots)
+        for s in step.out_slots:
+            reaches[s] = step.needs_grad
+    carries = [False] * num_slots             # ... and leads to an output without a BlockGrad
+    for s in head_slots:
+        carries[s] = reaches[s]
+    for step in reversed(steps):
+        step.needs_grad = (step.needs_grad and not step.op.blocks_gradient
+                           and any(carries[s] for s in step.out_slots))
+        for s in step.out_slots:
+            carries[s] = carries[s] and step.needs_grad
+        for s in step.in_slots:
+            carries[s] = carries[s] or (step.needs_grad and reaches[s])
+    return carries
 
 
 def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
@@ -93,20 +121,14 @@ def build_plan(nodes, outputs, default_ctx, var_ctx, group2ctx, grad_vars):
         step.moves = [k for k, s in enumerate(ins) if slot_ctx[s] != ctx]
         steps.append(step)
 
-    # gradient flow: a slot "carries gradient" if it depends on a variable that wants one
-    carries = [False] * len(slot_ctx)
-    for name in grad_vars:
-        carries[var_slot[name]] = True
+    head_slots = [slot_of[(id(n), i)] for n, i in outputs]
+    carries = _gradient_flow(steps, len(slot_ctx), [var_slot[name] for name in grad_vars], head_slots)
     for step in steps:
-        step.needs_grad = any(carries[s] for s in step.in_slots)
-        for s in step.out_slots:
-            carries[s] = step.needs_grad
         # backward computes only the input gradients that flow somewhere (see OpEnv.wants)
         step.wants = tuple(carries[s] for s in step.in_slots)
         step.grad_to = [(k, s, slot_ctx[s] if slot_ctx[s] != step.ctx else None)
                         for k, s in enumerate(step.in_slots) if carries[s]]
 
-    head_slots = [slot_of[(id(n), i)] for n, i in outputs]
     for step in steps:
         reads = step.op.backward_reads(step.params)
         if reads is None:

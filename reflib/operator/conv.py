@@ -115,18 +115,28 @@ class Convolution(Operator):
         geometry = self._geometry(p)
         data = in_shapes[0]
         out = out_shapes[0]
-        channels = 0
-        if data is not None:
-            spatial = self._out_size(p, data, geometry)
-            channels = data[1] // p.num_group if data[1] else 0
-            out = merge_shape(out, (data[0], p.num_filter) + spatial, '%s: output' % self.name)
-            if not data[0] and out[0]:      # the batch from the output, as MXNet infers it
-                data = (out[0],) + tuple(data[1:])
+        if data is None:        # as MXNet: nothing is inferred before the input's rank is known
+            return list(in_shapes), [out], aux_shapes
+        if out is not None and len(out) == len(data):
+            data = self._data_from_output(data, out, geometry)
+        spatial = self._out_size(p, data, geometry)
+        channels = data[1] // p.num_group if data[1] else 0
+        out = merge_shape(out, (data[0], p.num_filter) + spatial, '%s: output' % self.name)
         weight = merge_shape(in_shapes[1], (p.num_filter, channels) + geometry[0], '%s: input weight' % self.name)
         shapes = [data, weight]
         if not p.no_bias:
             shapes.append(merge_shape(in_shapes[2], (p.num_filter,), '%s: input bias' % self.name))
         return shapes, [out], aux_shapes
+
+    @staticmethod
+    def _data_from_output(data, out, geometry):
+        """The input's unknown dims that the output decides, as MXNet infers them: the batch,
+        and a spatial size where the stride is 1 (a larger stride leaves it ambiguous)."""
+        kernel, stride, dilate, pad = geometry
+        dims = [data[0] or out[0], data[1]]
+        for n, o, k, s, d, pd in zip(data[2:], out[2:], kernel, stride, dilate, pad):
+            dims.append(n or (o + d * (k - 1) - 2 * pd if o and s == 1 else 0))
+        return tuple(dims)
 
     def _check_weight(self, p, data, weight):
         expected = (p.num_filter, data.shape[1] // p.num_group) + tuple(p.kernel)

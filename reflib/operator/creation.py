@@ -32,7 +32,7 @@ class _Creation(Operator):
     value = None
 
     params = {
-        'shape': Param('shape', (), doc='the shape; a 0 is a dimension left to inference', low=0),
+        'shape': Param('shape', (), doc='the shape; a 0 (or -1) is a dimension left to inference', low=-1),
         'ctx': Param('str', '', doc='the device (the executor decides it here)'),
         'dtype': Param('enum', 'float32', choices=_DTYPES, doc='element type'),
     }
@@ -44,14 +44,19 @@ class _Creation(Operator):
         return self.value
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
-        # the given shape with its 0s unknown, merged with whatever inference knows of the output
-        return [], [merge_shape(out_shapes[0], tuple(p.shape), self.name)], aux_shapes
+        # the given shape with its 0s (and -1s, MXNet takes either) unknown, merged with
+        # whatever inference knows of the output
+        given = tuple(max(d, 0) for d in p.shape)
+        return [], [merge_shape(out_shapes[0], given, self.name)], aux_shapes
 
     def infer_type(self, p, in_types, out_types, aux_types):
         return [], [np.dtype(p.dtype)], aux_types
 
     def forward(self, p, env, inputs, aux):
         def make():
+            if min(p.shape, default=0) < 0:
+                raise ShapeError('%s: shape %s has unknown (-1) dimensions, which only a graph\'s shape '
+                                 'inference can fill' % (self.name, tuple(p.shape)))
             with env.ctx.device_scope():
                 return env.xp.full(tuple(p.shape), self.fill(p), dtype=p.dtype)
         return _filled(env, self.fill(p), make)

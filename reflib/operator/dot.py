@@ -185,36 +185,27 @@ class BatchDot(_DotBase):
     name = 'batch_dot'
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        """Forward only, as MXNet 1.9.1 infers it: the output once both inputs' matrix dims
+        are known (their batch dims may not be yet); never an input from the output, so a
+        partial ``lhs`` leaves the output unknown, ``()`` in ``infer_shape_partial``."""
         lhs, rhs = in_shapes
         out = out_shapes[0]
-        known = [s for s in (lhs, rhs, out) if s is not None]
-        if not known:
+        if lhs is None or rhs is None:
             return [lhs, rhs], [out], aux_shapes
-        ndim = len(known[0])
-        for arg, shape in (('lhs', lhs), ('rhs', rhs), ('output', out)):
-            if shape is not None and (len(shape) < 3 or len(shape) != ndim):
-                raise ShapeError("batch_dot: inputs must both be N-d with N >= 3: input 'lhs' %s, "
-                                 "input 'rhs' %s, output %s" % (_fmt(lhs), _fmt(rhs), _fmt(out)))
+        if len(lhs) < 3 or len(lhs) != len(rhs):
+            raise ShapeError("batch_dot: inputs must both be N-d with N >= 3: input 'lhs' %s, input 'rhs' %s"
+                             % (_fmt(lhs), _fmt(rhs)))
+        if not all(lhs[-2:]) or not all(rhs[-2:]):
+            return [lhs, rhs], [out], aux_shapes
 
         def why(what):
-            return lambda: ("batch_dot: %s do not fit: input 'lhs' %s, input 'rhs' %s, output %s "
-                            "(transpose_a=%s, transpose_b=%s)"
-                            % (what, _fmt(lhs), _fmt(rhs), _fmt(out), p.transpose_a, p.transpose_b))
-
-        L = tuple(lhs) if lhs is not None else (0,) * ndim
-        R = tuple(rhs) if rhs is not None else (0,) * ndim
-        O = tuple(out) if out is not None else (0,) * ndim
-        batch = tuple(_merge_dim(_merge_dim(a, b, why('batch dims')), c, why('batch dims'))
-                      for a, b, c in zip(L[:-2], R[:-2], O[:-2]))
-        lm, lk = (L[-1], L[-2]) if p.transpose_a else (L[-2], L[-1])
-        rk, rn = (R[-1], R[-2]) if p.transpose_b else (R[-2], R[-1])
-        k = _merge_dim(lk, rk, why('the contracted dims (%d vs %d)' % (lk, rk)))
-        m = _merge_dim(lm, O[-2], why('rows'))
-        n = _merge_dim(rn, O[-1], why('columns'))
-        lhs = batch + ((k, m) if p.transpose_a else (m, k))
-        rhs = batch + ((n, k) if p.transpose_b else (k, n))
-        out = batch + (m, n)
-        return [_none_if_blank(lhs), _none_if_blank(rhs)], [_none_if_blank(out)], aux_shapes
+            return lambda: ("batch_dot: %s do not fit: input 'lhs' %s, input 'rhs' %s (transpose_a=%s, "
+                            "transpose_b=%s)" % (what, _fmt(lhs), _fmt(rhs), p.transpose_a, p.transpose_b))
+        batch = tuple(_merge_dim(a, b, why('batch dims')) for a, b in zip(lhs[:-2], rhs[:-2]))
+        m, k = (lhs[-1], lhs[-2]) if p.transpose_a else (lhs[-2], lhs[-1])
+        rk, n = (rhs[-1], rhs[-2]) if p.transpose_b else (rhs[-2], rhs[-1])
+        _merge_dim(k, rk, why('the contracted dims (%d vs %d)' % (k, rk)))
+        return [lhs, rhs], [merge_shape(out, batch + (m, n), 'batch_dot output')], aux_shapes
 
     @staticmethod
     def _mats(p, env, lhs, rhs):
@@ -247,8 +238,3 @@ class BatchDot(_DotBase):
         if p.transpose_b:
             db = xp.swapaxes(db, -1, -2)
         return [xp.ascontiguousarray(da), xp.ascontiguousarray(db)]
-
-
-def _none_if_blank(shape):
-    """A shape with no known dim at all is reported as unknown."""
-    return None if not any(shape) else shape

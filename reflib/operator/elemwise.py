@@ -12,7 +12,7 @@ with their broadcast forms.
 """
 
 from .registry import Operator, Param, register
-from ..shapes import merge_shape
+from ..shapes import merge_shape, shape_is_known
 from .common import shape_str
 from .binary_math import MAXIMUM, MINIMUM, POWER, HYPOT, MOD
 from ..base import ShapeError
@@ -323,12 +323,37 @@ class RModScalar(MathScalar):
 
 @register
 class Where(Operator):
-    """``x`` where ``condition`` is non-zero, ``y`` elsewhere (all three of one shape).  The
+    """``x`` where ``condition`` is non-zero, ``y`` elsewhere.  ``condition`` has the shape of
+    ``x`` and ``y``, or is 1-D and picks whole rows (its length is their first axis).  The
     gradient goes to ``x`` or ``y`` by the same choice; ``condition`` gets none."""
     name = 'where'
 
     def inputs(self, p):
         return ['condition', 'x', 'y']
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        condition, x, y = in_shapes
+        if not shape_is_known(condition):
+            # as MXNet: nothing is inferred until the condition's shape is known, since it alone
+            # says whether it picks elements or rows
+            return list(in_shapes), list(out_shapes), aux_shapes
+        data = out_shapes[0]
+        for name, shape in (('x', x), ('y', y)):
+            data = merge_shape(data, shape, "where: input %r against the output and the other input" % name)
+        if data is not None:
+            rows = len(condition) == 1 and len(data) > 1
+            wanted = (condition[0],) + tuple(data[1:]) if rows else condition
+            merge_shape(data, wanted, "where: input 'condition' %s (it must have the shape of x and y, or be "
+                        "1-D of their first dim's length)" % shape_str(condition))
+        return [condition, data, data], [data], aux_shapes
+
+    @staticmethod
+    def _chosen(condition, like):
+        """condition != 0, shaped to broadcast over ``like`` (a 1-D condition picks rows)."""
+        chosen = condition != 0
+        if chosen.ndim == 1 and like.ndim > 1:
+            chosen = chosen.reshape((-1,) + (1,) * (like.ndim - 1))
+        return chosen
 
     def infer_type(self, p, in_types, out_types, aux_types):
         data = in_types[1] if in_types[1] is not None else (in_types[2] if in_types[2] is not None else out_types[0])
@@ -336,11 +361,11 @@ class Where(Operator):
 
     def forward(self, p, env, inputs, aux):
         condition, x, y = inputs
-        return [env.xp.where(condition != 0, x, y)]
+        return [env.xp.where(self._chosen(condition, x), x, y)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, g = env.xp, out_grads[0]
-        chosen = inputs[0] != 0
+        chosen = self._chosen(inputs[0], g)
         zero = xp.zeros_like(g)
         return [xp.zeros_like(inputs[0]), xp.where(chosen, g, zero), xp.where(chosen, zero, g)]
 

@@ -251,6 +251,8 @@ class Operator:
     key_var_num_args = None
     # loss heads compute their own head gradient: backward needs no out_grads for them
     is_loss = False
+    # no gradient passes through (BlockGrad): the plan drops the backward behind it
+    blocks_gradient = False
 
     # ---------------------------------------------------------------- params
     def parse_params(self, raw):

@@ -359,9 +359,11 @@ class Transpose(Operator):
 
 @register
 class BlockGrad(Operator):
-    """Identity in forward; no gradient flows back (the input's gradient is zero)."""
+    """Identity in forward; no gradient flows back (the input's gradient is zero, and the
+    executor's plan does not even run the backward behind it: see ``blocks_gradient``)."""
     name = 'BlockGrad'
     aliases = ('stop_gradient',)
+    blocks_gradient = True
 
     def forward(self, p, env, inputs, aux):
         return [fresh_copy(env.xp, inputs[0])]
@@ -381,6 +383,32 @@ class Copy(Operator):
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [out_grads[0]]
+
+
+@register
+class IdentityLikeRhs(Operator):
+    """``lhs`` unchanged, with the shape of ``rhs``: MXNet's internal way to tie two shapes
+    so that inference can carry one back to the other (``rhs`` is read for its shape only
+    and gets a zero gradient)."""
+    name = '_identity_with_attr_like_rhs'
+
+    def inputs(self, p):
+        return ['lhs', 'rhs']
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        known = None
+        for name, shape in zip(('lhs', 'rhs', 'output'), list(in_shapes) + list(out_shapes)):
+            known = merge_shape(known, shape, '%s: %s against the other shapes' % (self.name, _what(name)))
+        return [known, known], [known], aux_shapes
+
+    def forward(self, p, env, inputs, aux):
+        return [fresh_copy(env.xp, inputs[0])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0], env.xp.zeros_like(inputs[1])]
+
+    def backward_reads(self, p):
+        return [1], []
 
 
 # ================================================================ Concat / split
@@ -508,9 +536,22 @@ class SliceChannel(Operator):
             return tuple(data[:axis]) + tuple(data[axis + 1:])
         return tuple(data[:axis]) + (d // n,) + tuple(data[axis + 1:])
 
+    def _data_shape(self, p, data, piece):
+        """What a known piece says of the (partly known) input: every other axis, and the cut
+        axis as num_outputs pieces (MXNet infers ``a`` from ``split(a)[1] + c`` so)."""
+        axis = normalize_axis(self.name, 'axis', p.axis, len(data))
+        piece = tuple(piece)
+        if p.squeeze_axis:
+            return piece[:axis] + (p.num_outputs,) + piece[axis:]
+        return piece[:axis] + (piece[axis] * p.num_outputs,) + piece[axis + 1:]
+
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data = in_shapes[0]
         outs = list(out_shapes)
+        for piece in outs:
+            # only into an input of known rank, as MXNet: an unknown one stays unknown
+            if piece is not None and data is not None and len(piece) == len(data) - p.squeeze_axis:
+                data = merge_shape(data, self._data_shape(p, data, piece), "SliceChannel input 'data'")
         if data is not None:
             piece = self._piece_shape(p, data)
             outs = [merge_shape(o, piece, 'SliceChannel output%d' % k) for k, o in enumerate(outs)]
