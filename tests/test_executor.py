@@ -284,10 +284,14 @@ def test_reshape_shares_weights_and_reuses_memory():
     small.backward()
     assert exe.grad_dict['fc1_weight'].asnumpy().sum() == pytest.approx(
         small.grad_dict['fc1_weight'].asnumpy().sum())
+    # so is a smaller output: small's forward wrote exe's first two rows (MXNet's test_reshape)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy()[:2], small.outputs[0].asnumpy())
     with pytest.raises(ShapeError, match=r"'x'.*allow_up_sizing"):
         exe.reshape(x=(5, 4), sm_label=(5,))
     big = exe.reshape(x=(5, 4), sm_label=(5,), allow_up_sizing=True)
     assert big.arg_dict['x'].shape == (5, 4) and big.arg_dict['fc1_weight'] is exe.arg_dict['fc1_weight']
+    big.outputs[0][:] = 7      # a bigger output has memory of its own
+    assert not (exe.outputs[0].asnumpy() == 7).any()
     with pytest.raises(ShapeError, match="sm_label.*partial_shaping"):
         exe.reshape(x=(2, 4))  # the label's shape would change without being given
     assert exe.reshape(x=(2, 4), partial_shaping=True).arg_dict['sm_label'].shape == (2,)

@@ -561,3 +561,14 @@ def test_a_file_older_than_mxnet_0_9_gets_the_inputs_it_did_not_list():
         mx.sym.load_json(_fc_document(full, version=10901, with_bn=True))
     assert mx.sym.load_json(_fc_document(full[:2], version=None)).list_arguments() == [
         'data', 'fc_weight', 'fc_bias']                                   # no version: an old file too
+
+
+def test_gen_atomic_symbol_is_the_head_operator_alone():
+    # MXNet 1.9.1: no name, no arguments, the operator's parameters and visible outputs
+    lstm = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('param'), mx.sym.var('h0'), mx.sym.var('h1'),
+                      state_size=10, num_layers=2, bidirectional=True, state_outputs=True, mode='lstm')
+    atom = lstm._gen_atomic_symbol()
+    assert atom.name == '' and atom.list_arguments() == []
+    assert atom.list_outputs() == ['output', 'state_output', 'statecell_output']
+    assert atom.attr_dict()[''] == {'state_size': '10', 'num_layers': '2', 'bidirectional': 'True',
+                                    'state_outputs': 'True', 'mode': 'lstm'}

@@ -22,6 +22,7 @@ from ..context import Context
 from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
 from ..operator.registry import OpEnv
+from ..symbol.common_expr import eliminate_common_expr, elimination_enabled
 from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
 from ..shapes import prod, shape_is_known
@@ -123,12 +124,15 @@ class Executor:
     """The result of bind/simple_bind."""
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None,
-                 group2ctx=None, shared_exec=None):
+                 group2ctx=None, shared_exec=None, _parent_outputs=None):
         if not isinstance(ctx, Context):
             raise BindError('bind: ctx must be a Context (a list of contexts is what Module is for), got %r'
                             % (ctx,))
         check_unique_variables(symbol, 'bind')
         self._symbol = symbol
+        self._parent_outputs = _parent_outputs     # reshape(): outputs go into these where they fit
+        # what runs: the symbol with repeated computations merged, as MXNet's bind does
+        self._graph = eliminate_common_expr(symbol) if elimination_enabled() else symbol
         self._ctx = ctx
         self._group2ctx = dict(group2ctx or {})
         arg_names = symbol.list_arguments()
@@ -173,16 +177,16 @@ class Executor:
             if grad is not None and grad.shape != arr.shape:
                 raise ShapeError('bind: gradient array of %r has shape %s, the argument has %s'
                                  % (name, grad.shape, arr.shape))
-        self._nodes, self._entry_shapes = infer_graph_shapes(self._symbol._outputs, given)
+        self._nodes, self._entry_shapes = infer_graph_shapes(self._graph._outputs, given)
         given_types = {n: a.dtype for n, a in zip(self._arg_names, self.arg_arrays)}
         given_types.update({n: a.dtype for n, a in zip(self._aux_names, self.aux_arrays)})
-        _, self._entry_types = infer_graph_types(self._symbol._outputs, given_types)
+        _, self._entry_types = infer_graph_types(self._graph._outputs, given_types)
 
     def _build(self):
         var_ctx = {n: a.context for n, a in zip(self._arg_names, self.arg_arrays)}
         var_ctx.update({n: a.context for n, a in zip(self._aux_names, self.aux_arrays)})
         grad_vars = [n for n, r in zip(self._arg_names, self._grad_req) if r != 'null']
-        self._plan = build_plan(self._nodes, self._symbol._outputs, self._ctx, var_ctx,
+        self._plan = build_plan(self._nodes, self._graph._outputs, self._ctx, var_ctx,
                                 self._group2ctx, grad_vars)
         plan = self._plan
         self._arg_slots = [plan.var_slot[n] for n in self._arg_names]
@@ -191,7 +195,7 @@ class Executor:
         # output memory is allocated once; every forward writes into the same buffers
         self.outputs = []
         heads = []
-        for (node, i), slot in zip(self._symbol._outputs, plan.head_slots):
+        for (node, i), slot in zip(self._graph._outputs, plan.head_slots):
             shape = self._entry_shapes.get((id(node), i))
             dtype = np.dtype(self._entry_types.get((id(node), i)) or np.float32)
             if not shape_is_known(shape):
@@ -199,8 +203,12 @@ class Executor:
             heads.append((shape, plan.slot_ctx[slot], dtype, node.output_name(i)))
         check_fits([(ctx, prod(shape) * dtype.itemsize, (name, shape, dtype)) for shape, ctx, dtype, name in heads],
                    'bind', lambda h: 'output %r %s %s' % (h[0], tuple(h[1]), h[2].name))
-        for shape, ctx, dtype, _ in heads:
-            self.outputs.append(zeros(shape, ctx, dtype))
+        parents = self._parent_outputs or [None] * len(heads)
+        for (shape, ctx, dtype, _), parent in zip(heads, parents):
+            if parent is not None and parent.context == ctx and parent.dtype == dtype and parent.size >= prod(shape):
+                self.outputs.append(_view(parent, shape))     # reshape(): the parent's memory, as MXNet
+            else:
+                self.outputs.append(zeros(shape, ctx, dtype))
         # backward needs the forward's intermediates; MXNet allows backward after *any* forward
         # (is_train only switches Dropout/BatchNorm), so they are kept whenever a gradient is wanted
         self._needs_backward = bool(grad_vars)
@@ -341,6 +349,11 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
+
+    def get_optimized_symbol(self):
+        """The graph this executor runs: its symbol after bind's graph passes (repeated
+        computations merged, see symbol/common_expr.py)."""
+        return self._graph
 
     # ------------------------------------------------------------- running
     def forward(self, is_train=False, **kwargs):
@@ -545,7 +558,7 @@ class Executor:
             given = list(out_grads)[:n]
             given += [None] * (n - len(given))
         heads = []
-        for (node, i), slot, name, g, out in zip(self._symbol._outputs, plan.head_slots,
+        for (node, i), slot, name, g, out in zip(self._graph._outputs, plan.head_slots,
                                                    self._output_names, given, self.outputs):
             if g is None and node.op is not None and node.op.name == 'BlockGrad' and plan.carries[slot]:
                 # a BlockGrad head needs no head gradient (none passes through it), as in MXNet;
@@ -594,7 +607,9 @@ class Executor:
 
         Arrays whose shape is unchanged are the same NDArray objects (weights stay shared).  An
         array that shrinks becomes a view on the start of the old memory, as MXNet does; one that
-        grows needs ``allow_up_sizing=True`` and gets new memory.  An argument not named in
+        grows needs ``allow_up_sizing=True`` and gets new memory.  The outputs too: where the
+        new output fits, it is the start of this executor's output, so a forward of either
+        writes the other's first rows (MXNet's outputs come from one shared pool).  An argument not named in
         ``kwargs`` may only change shape with ``partial_shaping=True``.
         """
         if partial_shaping:
@@ -622,7 +637,7 @@ class Executor:
         new_grads = [resized(n, g, s) for n, g, s in zip(self._arg_names, self._grads, arg_shapes)]
         new_aux = [resized(n, a, s) for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
         reshaped = Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_req, new_aux,
-                            self._group2ctx)
+                            self._group2ctx, _parent_outputs=self.outputs)
         if self._monitor is not None:   # the monitor keeps watching, as MXNet rebinds its callback
             reshaped.set_monitor_callback(self._monitor, self._monitor_all)
         return reshaped

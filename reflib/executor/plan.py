@@ -15,6 +15,8 @@ reverse.  The plan also decides:
 Where each value lives is the memory plan's business (memory.py).
 """
 
+from ..base import BindError
+
 __all__ = ['Step', 'Plan', 'build_plan']
 
 
@@ -81,6 +83,11 @@ def _gradient_flow(steps, num_slots, grad_slots, head_slots):
             carries[s] = carries[s] and step.needs_grad
         for s in step.in_slots:
             carries[s] = carries[s] or (step.needs_grad and reaches[s])
+    for step in steps:
+        if step.needs_grad and not step.op.differentiable:
+            raise BindError("bind: a gradient must flow through operator %r (%s), which has none (MXNet "
+                            "1.9.1 registers none either); bind its inputs with grad_req='null', or put "
+                            "BlockGrad after it" % (step.node.name, step.op.name))
     return carries
 
 

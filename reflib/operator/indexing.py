@@ -94,9 +94,12 @@ class BatchTake(Operator):
     """Row ``i`` of ``a`` (seen as rows of its last axis) gives its element ``indices[i]``.
 
     MXNet 1.9.1 marks it deprecated in favour of ``pick``; it wants int32 indices and
-    clips them into range.  The output has the shape of ``indices``.
+    clips them into range.  The output has the shape of ``indices``.  It has no gradient
+    in MXNet 1.9.1, so a graph that needs one through it is refused at bind (``pick``
+    has one).
     """
     name = 'batch_take'
+    differentiable = False
 
     def inputs(self, p):
         return ['a', 'indices']
@@ -125,12 +128,6 @@ class BatchTake(Operator):
         rows, pos = self._flat(xp, a, idx)
         return [rows[xp.arange(rows.shape[0]), pos].reshape(idx.shape)]
 
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        xp, (a, idx) = env.xp, inputs
-        rows, pos = self._flat(xp, a, idx)
-        grad = xp.zeros(rows.shape, dtype=a.dtype)
-        grad[xp.arange(rows.shape[0]), pos] = out_grads[0].reshape(-1)
-        return [grad.reshape(a.shape), None]
 
 
 # ================================================================ pick

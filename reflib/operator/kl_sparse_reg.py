@@ -23,6 +23,7 @@ from ..base import ShapeError
 @register
 class IdentityAttachKLSparseReg(Operator):
     """Identity forward; backward adds the KL sparseness penalty's gradient (see the module doc)."""
+    eliminable = False
     name = 'IdentityAttachKLSparseReg'
     params = {
         'sparseness_target': Param('float', 0.1, doc='the mean activation each unit should have'),

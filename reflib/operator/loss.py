@@ -327,6 +327,7 @@ class MakeLoss(Operator):
     (3, 4) and 6 for (2, 3, 4)); 'valid' the number of elements greater than
     ``valid_thresh`` (at least 1).
     """
+    eliminable = False
     name = 'MakeLoss'
     is_loss = True
     params = {
@@ -405,6 +406,7 @@ class SVMOutput(Operator):
     class".  Nothing is divided by the batch size and the head gradient is
     ignored (a loss head), as in MXNet 1.9.1.
     """
+    eliminable = False
     name = 'SVMOutput'
     is_loss = True
     params = {

@@ -22,6 +22,7 @@ class FullyConnected(Operator):
     (N, d1*d2*...); with ``flatten=False`` the product runs over the last axis
     only.  weight has shape (num_hidden, input_dim), bias (num_hidden,).
     """
+    eliminable = False
     name = 'FullyConnected'
     params = {
         'num_hidden': Param('int', doc='number of output units', low=1),
@@ -278,6 +279,7 @@ class Dropout(Operator):
     each element was multiplied by (0 or 1/(1-p)) for backward.  p = 1
     drops everything (MXNet produces NaN there: 0 * inf).
     """
+    eliminable = False
     name = 'Dropout'
     params = {
         'p': Param('float', 0.5, doc='probability of dropping an element', low=0, high=1),

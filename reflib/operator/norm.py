@@ -49,6 +49,7 @@ class BatchNorm(Operator):
     used -- exactly what MXNet returns with ``output_mean_var=True``.  Their
     head gradients do not flow back (MXNet ignores them too).
     """
+    eliminable = False
     name = 'BatchNorm'
     params = {
         'eps': Param('float', 1e-3, doc='added to the variance before the square root'),
@@ -325,6 +326,7 @@ class InstanceNorm(_PerSampleNorm):
 
     Data is (N, C, d1, d2, ...) with at least 3 dims; gamma and beta have length C.
     """
+    eliminable = False
     name = 'InstanceNorm'
     min_ndim = 3
     params = {'eps': Param('float', 1e-3, doc='added to the variance before the square root')}

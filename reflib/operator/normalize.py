@@ -97,6 +97,7 @@ class L2Normalization(Operator):
     kept as 1, is kept for backward.  For 1-d data in instance mode every element
     is its own sample: the result is ``x / sqrt(x ** 2 + eps)``, as in MXNet.
     """
+    eliminable = False
     name = 'L2Normalization'
     params = {
         'eps': Param('float', 1e-10, doc='added to the sum of squares before the square root'),

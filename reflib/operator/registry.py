@@ -253,6 +253,13 @@ class Operator:
     is_loss = False
     # no gradient passes through (BlockGrad): the plan drops the backward behind it
     blocks_gradient = False
+    # False where MXNet 1.9.1 registers no gradient at all: binding a graph that needs one
+    # through it is refused (executor/plan.py)
+    differentiable = True
+    # two nodes of this operator with the same inputs and parameters may merge into one
+    # (symbol/common_expr.py); False for those MXNet 1.9.1 keeps apart: random ones, ones
+    # asking for scratch space (FullyConnected), and its older stateful ones (SliceChannel...)
+    eliminable = True
 
     # ---------------------------------------------------------------- params
     def parse_params(self, raw):

@@ -294,6 +294,7 @@ class GridGenerator(Operator):
     output ``grid_dst`` is the output pixels' own coordinates (MXNet's workspace):
     (3, H*W) for affine, (2, H, W) in pixels for warp.
     """
+    eliminable = False
     name = 'GridGenerator'
     params = {
         'transform_type': Param('enum', choices=('affine', 'warp'), doc='what data holds'),
@@ -364,6 +365,7 @@ class BilinearSampler(Operator):
     the image read as 0.  The hidden output ``tmp`` (N, h, w, 2) is MXNet's cuDNN
     scratch; reflib fills it with the grid in that layout.
     """
+    eliminable = False
     name = 'BilinearSampler'
     params = {'cudnn_off': Param('bool_or_none', None, doc='unused here')}
 
@@ -413,6 +415,7 @@ class SpatialTransformer(Operator):
     give the (N, C, *target_shape) output.  The hidden outputs are the output pixels'
     normalised coordinates ``grid_dst`` (3, h*w) and the points read, ``grid_src``
     (N, 2, h*w)."""
+    eliminable = False
     name = 'SpatialTransformer'
     params = {
         'target_shape': Param('shape', (0, 0), doc='the output (height, width)', low=0),

@@ -130,6 +130,7 @@ def _sigmoid(xp, x):
 @register
 class RNN(Operator):
     """Stacked, optionally bidirectional RNN / LSTM / GRU over a time-major sequence."""
+    eliminable = False
     name = 'RNN'
     params = {
         'state_size': Param('int', doc='hidden units per layer and direction', low=1),

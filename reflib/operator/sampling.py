@@ -150,6 +150,7 @@ def _draw_into(env, shape, dtype, values_of):
 # ================================================================ number parameters
 class _Random(Operator):
     """``_random_<dist>``: no inputs, parameters are numbers."""
+    eliminable = False
     dist = None
 
     def inputs(self, p):
@@ -222,6 +223,7 @@ class RandomRandint(_Random):
 class _RandomLike(Operator):
     """``_random_<dist>_like``: number parameters, the shape and dtype of the input ``data``
     (whose values are not read; no gradient reaches it)."""
+    eliminable = False
     dist = None
 
     def forward(self, p, env, inputs, aux):
@@ -253,6 +255,7 @@ for _dist in _DISTRIBUTIONS:
 # ================================================================ array parameters
 class _Sample(Operator):
     """``_sample_<dist>``: the parameters are arrays of one shape; ``shape`` draws per element."""
+    eliminable = False
     dist = None
     params = {'shape': Param('shape', (), doc='draws per parameter element', low=1),
               'dtype': Param('enum', 'None', choices=_FLOATS, doc='element type; None: float32')}
@@ -313,6 +316,7 @@ class SampleMultinomial(Operator):
     ``shape``); with ``get_prob`` a second output holds the log-probability of each draw, in
     ``data``'s dtype, and its gradient reaches ``data`` as ``1 / p`` at the drawn index.
     """
+    eliminable = False
     name = '_sample_multinomial'
     aliases = ('sample_multinomial',)
     params = {'shape': Param('shape', (), doc='draws per distribution', low=1),
@@ -376,6 +380,7 @@ class SampleMultinomial(Operator):
 @register
 class Shuffle(Operator):
     """The input with its first axis in a random order (MXNet gives it no gradient)."""
+    eliminable = False
     name = '_shuffle'
     aliases = ('shuffle',)
 

@@ -37,6 +37,7 @@ class Reverse(Operator):
 @register
 class SwapAxis(Operator):
     """The input with axes ``dim1`` and ``dim2`` exchanged."""
+    eliminable = False
     name = 'SwapAxis'
     aliases = ('swapaxes',)
     params = {'dim1': Param('int', 0, doc='the first axis'), 'dim2': Param('int', 0, doc='the second axis')}
@@ -70,6 +71,7 @@ class _Masked(Operator):
     """Shared by SequenceMask, SequenceLast and SequenceReverse: the time axis ``axis`` (0 or
     1) of ``data``, the batch axis the other, and ``sequence_length`` (one length per sample,
     read only with ``use_sequence_length``) saying how many steps of each sample are real."""
+    eliminable = False
 
     params = {
         'use_sequence_length': Param('bool', False, doc='read the lengths from the second input'),

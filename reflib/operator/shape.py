@@ -510,6 +510,7 @@ class SliceChannel(Operator):
     Outputs are named ``output0``, ``output1``, ...  With ``squeeze_axis``
     the cut axis (which must then have size ``num_outputs``) is dropped.
     """
+    eliminable = False
     name = 'SliceChannel'
     aliases = ('split',)
     params = {

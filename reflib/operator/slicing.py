@@ -209,6 +209,7 @@ class Crop(Operator):
     those of a second input (``num_args=2``: inputs ``arg0``, ``arg1``; the second's values
     are not read and get a zero gradient).  The window starts at ``offset`` (row, column),
     or in the middle with ``center_crop`` (rounded down)."""
+    eliminable = False
     name = 'Crop'
     key_var_num_args = 'num_args'
     params = {

@@ -38,6 +38,7 @@ class Pad(Operator):
     'reflect'), which MXNet allows only for pads smaller than the axis.  The gradient
     of a padded position goes back to the input position it was copied from.
     """
+    eliminable = False
     name = 'Pad'
     aliases = ('pad',)
     params = {
@@ -128,6 +129,7 @@ class ROIPooling(Operator):
     order; -1 for an empty bin); backward sends each output's gradient there.  rois
     get no gradient.
     """
+    eliminable = False
     name = 'ROIPooling'
     params = {
         'pooled_size': Param('shape', doc='output (height, width) per region', low=1),
@@ -242,6 +244,7 @@ class Correlation(Operator):
     The hidden outputs ``tmp1`` and ``tmp2`` are the padded inputs in (N, H, W, C)
     layout, as MXNet keeps them.
     """
+    eliminable = False
     name = 'Correlation'
     params = {
         'kernel_size': Param('int', 1, doc='patch size', low=1),

@@ -135,7 +135,7 @@ class Node:
         if self.op is None:
             return self.name
         outs = self.op.outputs(self.params)
-        return '%s_%s' % (self.name, outs[index])
+        return '%s_%s' % (self.name, outs[index]) if self.name else outs[index]
 
     def ctx_group(self):
         return self.attrs.get('__ctx_group__')
@@ -378,6 +378,17 @@ class Symbol:
         """Bind to the given arrays (no gradients) and run forward; returns the outputs."""
         exe = self.bind(ctx or current_context(), kwargs, grad_req='null')
         return exe.forward()
+
+    def _gen_atomic_symbol(self):
+        """The head's operator alone, as MXNet's C API makes it: its parameters, no inputs and
+        no name, every output listed (``['output', 'state_output', ...]`` for an LSTM)."""
+        node = self._single_node()
+        if node is None or node.op is None:
+            raise MXNetError('_gen_atomic_symbol: the symbol must be the output(s) of one operator, '
+                             'got %s' % self.list_outputs())
+        params = {k: v for k, v in node.attrs.items() if not (k.startswith('__') and k.endswith('__'))}
+        atom = Node(node.op, '', params)
+        return Symbol([(atom, i) for i in range(atom.num_visible_outputs())])
 
     # ------------------------------------------------------------- composing
     def __call__(self, *args, **kwargs):
