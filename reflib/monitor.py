@@ -12,6 +12,7 @@ import logging
 import math
 import re
 
+from .base import py_str
 from .ndarray import NDArray
 
 __all__ = ['Monitor']
@@ -36,6 +37,7 @@ class Monitor:
         self.exes = []
 
     def _collect(self, name, array):
+        name = py_str(name)       # the executor passes bytes, as MXNet's C API does
         if self.activated and self.pattern.match(name):
             self.queue.append((self.step, name, self.stat_func(array)))
 

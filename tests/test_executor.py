@@ -301,7 +301,8 @@ def test_monitor_callback_names_and_order():
     _, net = fc_softmax()
     exe = net.simple_bind(mx.cpu(), x=(2, 4))
     seen = []
-    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
+    # the name comes as bytes, as MXNet's C API passes it
+    exe.set_monitor_callback(lambda name, arr: seen.append((name.decode(), arr.shape)))
     exe.forward(is_train=False)
     assert seen == [('fc1_output', (2, 3)), ('sm_output', (2, 3))]
     del seen[:]
@@ -310,7 +311,7 @@ def test_monitor_callback_names_and_order():
     assert [n for n, _ in seen] == ['fc1_output', 'sm_output', 'sm_backward_output0', 'sm_backward_output1',
                                     'fc1_backward_output0', 'fc1_backward_output1', 'fc1_backward_output2']
     del seen[:]
-    exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
+    exe.set_monitor_callback(lambda name, arr: seen.append(mx.base.py_str(name)), monitor_all=True)
     exe.forward(is_train=True)
     # inputs come first: a variable under its own name, then as <node>_<input>
     assert seen == ['x', 'fc1_data', 'fc1_weight', 'fc1_weight', 'fc1_bias', 'fc1_bias', 'fc1_output',

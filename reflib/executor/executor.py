@@ -394,9 +394,9 @@ class Executor:
                         values[s] = out
                     elif out is not target:
                         _write(target, out, step, s)
-            if monitor is not None:
-                for i in range(step.nvis):
-                    monitor(step.node.output_name(i), NDArray(values[step.out_slots[i]], step.ctx))
+            if monitor is not None:       # monitor_all: the hidden outputs too (LRN's tmp_norm)
+                for i in range(len(step.out_slots) if self._monitor_all else step.nvis):
+                    self._report(step.node.output_name(i), NDArray(values[step.out_slots[i]], step.ctx))
         for out, slot in zip(self.outputs, self._plan.head_slots):
             if out._data is not values[slot]:
                 out._data[...] = values[slot]
@@ -418,11 +418,11 @@ class Executor:
         """monitor_all: each input as MXNet names it: a variable under its own name, then every
         input as ``<node>_<input name>``."""
         node = step.node
-        for (child, i), in_name, value in zip(node.inputs, node.input_names(), values):
+        for (child, i), in_name, value in zip(node.inputs, node.op.monitor_input_names(node.params), values):
             arr = NDArray(value, step.ctx)
             if child.op is None:
-                self._monitor(child.name, arr)
-            self._monitor('%s_%s' % (node.name, in_name), arr)
+                self._report(child.name, arr)
+            self._report('%s_%s' % (node.name, in_name), arr)
 
     def backward(self, out_grads=None, is_train=True):
         """Propagate gradients from the outputs to every argument with a gradient array.
@@ -537,7 +537,7 @@ class Executor:
             if g is None:  # the op says "zero" (a label); MXNet still reports the zero array
                 g = step.ctx.xp.zeros_like(ins[k])
             suffix = '' if len(step.in_slots) == 1 else str(k)
-            self._monitor('%s_backward_output%s' % (step.node.name, suffix), NDArray(g, step.ctx))
+            self._report('%s_backward_output%s' % (step.node.name, suffix), NDArray(g, step.ctx))
 
     def _head_grads(self, out_grads):
         """Head gradients from None, one NDArray, a list, or a dict naming every output."""
@@ -560,13 +560,13 @@ class Executor:
         heads = []
         for (node, i), slot, name, g, out in zip(self._graph._outputs, plan.head_slots,
                                                    self._output_names, given, self.outputs):
-            if g is None and node.op is not None and node.op.name == 'BlockGrad' and plan.carries[slot]:
-                # a BlockGrad head needs no head gradient (none passes through it), as in MXNet;
-                # the arguments below it get zero
-                with plan.slot_ctx[slot].device_scope():
-                    g = NDArray(plan.slot_ctx[slot].xp.zeros(out.shape, out.dtype), plan.slot_ctx[slot])
+            if not plan.carries[slot]:
+                # no gradient passes back from this output (a comparison, a BlockGrad): its head
+                # gradient is never read, so MXNet neither needs nor checks one
+                heads.append(None)
+                continue
             if g is None:
-                if plan.carries[slot] and not (node.op is not None and node.op.is_loss):
+                if not (node.op is not None and node.op.is_loss):
                     raise BindError('backward: output %r is not a loss head, so it needs a head gradient; '
                                     'pass out_grads (e.g. out_grads=[mx.nd.ones(%s)])' % (name, out.shape))
                 heads.append(None)
@@ -598,9 +598,14 @@ class Executor:
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` for every operator output (and input, with monitor_all),
-        and for every gradient backward computes.  (MXNet passes the raw C handle instead of an NDArray.)"""
+        and for every gradient backward computes.  The name is UTF-8 bytes, as MXNet's C API
+        passes it (``mx.base.py_str(name)`` or ``name.decode()`` makes it a str); where MXNet
+        passes the array's raw C handle, reflib passes the NDArray itself."""
         self._monitor = callback
         self._monitor_all = monitor_all
+
+    def _report(self, name, arr):
+        self._monitor(name.encode('utf-8'), arr)
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes, sharing memory with this one.

@@ -9,11 +9,12 @@ import re
 
 import numpy as np
 
-from ..base import BindError, TypeInferError
+from ..base import BindError, ShapeError, TypeInferError
 from ..context import Context, current_context
 from .. import operator as _ops
 from ..operator.registry import OpEnv
 from .ndarray import NDArray, check_out, use_operator_call
+from ..shapes import shape_is_known
 from ..symbol.positional import normalize_call
 
 __all__ = ['invoke', 'make_function']
@@ -38,6 +39,10 @@ def invoke(op_name, *args, **kwargs):
     for n, a in zip(names, inputs):
         if not isinstance(a, NDArray):
             raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
+        if not shape_is_known(a.shape):
+            # legacy shapes read () and a 0 dimension as "unknown": MXNet refuses to run on them
+            raise ShapeError('nd.%s: input %r has shape %s, which legacy shapes read as unknown; '
+                             'zero-size and 0-d arrays need mx.np_shape()' % (op.name, n, a.shape))
     # an operator with no inputs (_zeros, _random_uniform) runs where its ``ctx`` says
     ctx = inputs[0].context if inputs else _context_of(kwargs.get('ctx'))
     nin = len(op.inputs(p))

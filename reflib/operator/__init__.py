@@ -49,6 +49,7 @@ import importlib
 import pkgutil
 
 from .registry import Operator, Param, register, get, list_operators, OpEnv  # noqa: F401
+from .arguments import OperatorArguments, get_all_registered_operators, get_operator_arguments  # noqa: F401
 
 # Importing a family registers its operators; every module in this package is one
 # (common, spatial, binary_math and registry register none).

@@ -8,7 +8,7 @@ stretched (``sum_to``), so each input gets a gradient of its own shape.
 
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
-from .common import shape_str, normalize_axis, fresh_copy, sum_to
+from .common import shape_str, normalize_axis, fresh_copy, sum_to, shape_donor_types
 from .binary_math import MAXIMUM, MINIMUM, POWER, HYPOT, MOD
 from ..base import ParamError, ShapeError
 
@@ -233,6 +233,9 @@ class BroadcastLike(Operator):
     name = 'broadcast_like'
     params = {'lhs_axes': Param('shape_or_none', None, doc='axes of lhs to grow (with rhs_axes)'),
               'rhs_axes': Param('shape_or_none', None, doc='the axes of rhs whose sizes they take')}
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return shape_donor_types(in_types, out_types, aux_types)
 
     def inputs(self, p):
         return ['lhs', 'rhs']

@@ -177,3 +177,13 @@ def same_as_data(in_shapes, out_shapes, where):
     for s in out_shapes:
         known = merge_shape(known, s, where)
     return known
+
+
+def shape_donor_types(in_types, out_types, aux_types):
+    """The dtype rule of an operator whose second input gives only its shape (slice_like,
+    reshape_like, broadcast_like): the output has the first input's dtype and the second's
+    may be any; as in MXNet 1.9.1, the output's is given once both inputs' are known."""
+    data, donor = in_types[0], in_types[1]
+    if data is None and out_types[0] is not None:
+        data = out_types[0]
+    return [data, donor], [data if donor is not None else out_types[0]], aux_types

@@ -20,7 +20,9 @@ from .unary import UnaryMath
 
 
 class _NoGradient:
-    """Comparisons read nothing in backward: every gradient is zero."""
+    """Comparisons read nothing in backward: every gradient is zero, so, as in MXNet, no
+    gradient passes them at all (the plan runs nothing behind them)."""
+    blocks_gradient = True
 
     def backward_reads(self, p):
         return [], []
@@ -73,6 +75,7 @@ del _fn, _what, _same, _same_alias, _bcast, _scalar, _scalar_alias
 class LogicalNot(UnaryMath):
     """1 where the input is 0, else 0 (NaN counts as true, so gives 0); zero gradient."""
     name = 'logical_not'
+    blocks_gradient = True
 
     def fn(self, xp, x):
         return (x == 0).astype(x.dtype)

@@ -92,6 +92,7 @@ class Full(_Creation):
 class _Like(Operator):
     """An array of the input's shape and dtype, filled with a constant; no gradient flows back."""
     value = None
+    blocks_gradient = True
 
     def forward(self, p, env, inputs, aux):
         return _filled(env, self.value, lambda: env.xp.full_like(inputs[0], self.value))

@@ -361,6 +361,9 @@ class Where(Operator):
 
     def forward(self, p, env, inputs, aux):
         condition, x, y = inputs
+        if condition.shape != x.shape and (condition.ndim != 1 or x.ndim < 2 or condition.shape[0] != x.shape[0]):
+            raise ShapeError("where: input 'condition' %s must have the shape of x and y %s, or be 1-D of "
+                             "their first dim's length" % (shape_str(condition.shape), shape_str(x.shape)))
         return [env.xp.where(self._chosen(condition, x), x, y)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):

@@ -16,6 +16,7 @@ from ..shapes import merge_shape
 class _Report(Operator):
     """One output of a fixed dtype whose shape depends only on the input's; zero gradients."""
     out_dtype = np.int64
+    blocks_gradient = True
 
     def out_shape(self, p, in_shapes):
         raise NotImplementedError

@@ -9,7 +9,7 @@ an element to several places adds those places' gradients back up.
 from .registry import Operator, Param, register
 from ..shapes import merge_shape, shape_is_known
 from ..shapes import prod as _prod
-from .common import shape_str, normalize_axis, fresh_copy, reshaped_into
+from .common import shape_str, normalize_axis, fresh_copy, reshaped_into, shape_donor_types
 from .shape import _SameValues
 from ..base import ParamError, ShapeError
 
@@ -35,6 +35,9 @@ class Tile(Operator):
 
     def forward(self, p, env, inputs, aux):
         return [env.xp.tile(inputs[0], tuple(p.reps))]
+
+    def backward_reads(self, p):
+        return [], []              # only the input's shape: backward runs even before a forward
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         x = inputs[0]
@@ -71,6 +74,9 @@ class Repeat(Operator):
         if p.axis is None:
             return [env.xp.repeat(x.reshape(-1), p.repeats)]
         return [env.xp.repeat(x, p.repeats, axis=normalize_axis(self.name, 'axis', p.axis, x.ndim))]
+
+    def backward_reads(self, p):
+        return [], []              # only the input's shape, as tile
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         x, g = inputs[0], out_grads[0]
@@ -170,6 +176,9 @@ class ReshapeLike(_SameValues):
         'rhs_begin': Param('int_or_none', None, doc="first axis of rhs to use (None: 0)"),
         'rhs_end': Param('int_or_none', None, doc="axis of rhs past the last used (None: ndim)"),
     }
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return shape_donor_types(in_types, out_types, aux_types)
 
     def inputs(self, p):
         return ['lhs', 'rhs']

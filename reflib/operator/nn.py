@@ -93,6 +93,7 @@ class FullyConnected(Operator):
 class Activation(Operator):
     """Elementwise nonlinearity chosen by ``act_type``."""
     name = 'Activation'
+    unnamed_inputs = True      # the monitor reports its input as <name>_input0, as MXNet
     params = {'act_type': Param('enum', choices=('relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'),
                                 doc='which function')}
 

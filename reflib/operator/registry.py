@@ -251,8 +251,11 @@ class Operator:
     key_var_num_args = None
     # loss heads compute their own head gradient: backward needs no out_grads for them
     is_loss = False
-    # no gradient passes through (BlockGrad): the plan drops the backward behind it
+    # no gradient passes through (BlockGrad, and operators whose gradient is zero everywhere:
+    # comparisons, zeros_like, shape_array): the plan drops the backward behind them
     blocks_gradient = False
+    # MXNet's C registry gives the operator no input names: monitor_input_names
+    unnamed_inputs = False
     # False where MXNet 1.9.1 registers no gradient at all: binding a graph that needs one
     # through it is refused (executor/plan.py)
     differentiable = True
@@ -319,6 +322,14 @@ class Operator:
         """``(output, input)`` pairs: input ``i``'s gradient may be computed into the memory
         of output ``o``'s gradient (an activation's ``dx = dy * f'(y)``)."""
         return []
+
+    def monitor_input_names(self, p):
+        """The names a monitor callback reports this operator's inputs under
+        (``<node>_<name>``): its inputs' names, or, where MXNet's C registry declares none for
+        the operator (Activation), MXNet's fallback ``input0``, ``input1``..."""
+        if self.unnamed_inputs:
+            return ['input%d' % k for k in range(len(self.inputs(p)) + len(self.aux(p)))]
+        return self.inputs(p) + self.aux(p)
 
     def visible_outputs(self, p):
         """How many outputs the user sees; the rest only carry state to backward."""

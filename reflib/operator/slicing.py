@@ -11,7 +11,7 @@ import numpy as np
 
 from .registry import Operator, Param, register, REQUIRED
 from ..shapes import merge_shape
-from .common import shape_str, normalize_axis, fresh_copy
+from .common import shape_str, normalize_axis, fresh_copy, shape_donor_types
 from ..base import ParamError, ShapeError
 
 
@@ -156,6 +156,9 @@ class SliceLike(Operator):
     values are not read; its gradient is zero."""
     name = 'slice_like'
     params = {'axes': Param('shape', (), doc='the axes to cut; empty means all')}
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return shape_donor_types(in_types, out_types, aux_types)
 
     def inputs(self, p):
         return ['data', 'shape_like']

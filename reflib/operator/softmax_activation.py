@@ -26,6 +26,7 @@ from ..base import ShapeError
 class SoftmaxActivation(Operator):
     """Softmax over the last axis ('instance') or over axis 1 ('channel'); see the module doc."""
     name = 'SoftmaxActivation'
+    unnamed_inputs = True      # the monitor reports its input as <name>_input0, as MXNet
     params = {
         'mode': Param('enum', 'instance', choices=('channel', 'instance'),
                       doc="'instance': over the last axis; 'channel': over axis 1"),
