@@ -618,3 +618,18 @@ def test_backward_before_forward_where_no_backward_reads_forward_values():
     exe = mx.sym.tanh(a, name='t').bind(mx.cpu(), {'a': mx.nd.ones(3)}, args_grad={'a': mx.nd.zeros(3)})
     with pytest.raises(mx.MXNetError, match=r"call forward\(\) first; the backward of \['t'\] reads"):
         exe.backward(mx.nd.ones(3))
+
+
+def test_outputs_no_gradient_passes_need_no_head_gradient():
+    """MXNet 1.9.1: backward() after a comparison head (zero gradient everywhere) needs no
+    out_grads and reads none; tile's backward reads no forward value, so it runs before any
+    forward (MXNet's test_tile does so)."""
+    x, y = mx.sym.var('x'), mx.sym.var('y')
+    exe = (x == y).simple_bind(mx.cpu(), x=(2, 3), y=(2, 3))
+    exe.forward(is_train=True)
+    exe.backward()
+    exe.backward([mx.nd.ones((7,))])       # never read, so never checked
+    assert not exe.grad_dict['x'].asnumpy().any()
+    tiled = mx.sym.tile(x, reps=(2,)).simple_bind(mx.cpu(), x=(3,))
+    tiled.backward(mx.nd.array([1, 2, 3, 4, 5, 6]))
+    assert tiled.grad_dict['x'].asnumpy().tolist() == [5, 7, 9]

@@ -57,3 +57,8 @@ def test_identity_with_attr_like_rhs_ties_two_shapes():
                                           [np.full((2, 3), 2.0), np.zeros((2, 3))])
     with pytest.raises(mx.base.ShapeError, match='_identity_with_attr_like_rhs'):
         pair.infer_shape(a=(2, 3), b=(3, 2))
+
+
+def test_where_names_a_condition_of_the_wrong_shape():
+    with pytest.raises(mx.base.ShapeError, match="where: input 'condition'"):
+        mx.nd.where(mx.nd.array([1, 0]), mx.nd.ones((3, 2)), mx.nd.zeros((3, 2)))
