@@ -71,7 +71,7 @@ _BROKEN_IN_MXNET = {'_linspace'}
 
 # Parameters MXNet 1.9.1 takes by keyword though its generated signature leaves them out
 # (checked with the oracle venv: potrf(A, lower=False) returns the upper factor)
-_KEYWORD_ONLY = {'_linalg_potrf': ['lower']}
+_KEYWORD_ONLY = {'_linalg_potrf': ['lower'], '_linalg_potri': ['lower']}
 
 
 def test_every_operator_takes_positional_values_in_mxnet_order():

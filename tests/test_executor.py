@@ -633,3 +633,45 @@ def test_outputs_no_gradient_passes_need_no_head_gradient():
     tiled = mx.sym.tile(x, reps=(2,)).simple_bind(mx.cpu(), x=(3,))
     tiled.backward(mx.nd.array([1, 2, 3, 4, 5, 6]))
     assert tiled.grad_dict['x'].asnumpy().tolist() == [5, 7, 9]
+
+
+def test_a_zero_gradient_is_written_and_a_labels_is_left_as_mxnet_does():
+    """MXNet 1.9.1: an input an operator gives no gradient to (topk's under ret_typ='indices',
+    take's indices) gets zeros under 'write'; a loss head's label keeps what it had."""
+    x, idx = mx.sym.var('x'), mx.sym.var('idx')
+    for net, wrt, head in ((mx.sym.topk(x, k=2, axis=1), 'x', mx.nd.ones((2, 2))),
+                           (mx.sym.take(x, idx), 'idx', mx.nd.ones((2, 3)))):
+        exe = net.simple_bind(mx.cpu(), x=(2, 3), idx=(2,)) if wrt == 'idx' else net.simple_bind(mx.cpu(), x=(2, 3))
+        exe.grad_dict[wrt][:] = 7
+        exe.forward(is_train=True, x=mx.nd.array([[1, 2, 3], [3, 2, 1]]))
+        exe.backward(head)
+        assert not exe.grad_dict[wrt].asnumpy().any()
+    head = mx.sym.SoftmaxOutput(x, mx.sym.var('label')).simple_bind(mx.cpu(), x=(2, 3), label=(2,))
+    head.grad_dict['label'][:] = 7
+    head.forward(is_train=True, label=mx.nd.array([0, 1]))
+    head.backward()
+    assert head.grad_dict['label'].asnumpy().tolist() == [7, 7]
+
+
+@pytest.mark.parametrize('make', [lambda x: mx.sym.argmax(x, axis=1), lambda x: mx.sym.argsort(x),
+                                  lambda x: mx.sym.round(x), lambda x: mx.sym.one_hot(x, depth=3),
+                                  lambda x: mx.sym.topk(x, k=1, ret_typ='mask'), lambda x: x >= 1])
+def test_no_gradient_passes_positions_or_steps(make):
+    """MXNet 1.9.1 reads no head gradient of these (any shape is accepted) and writes zeros;
+    sign and topk's values still read theirs."""
+    exe = make(mx.sym.var('x')).simple_bind(mx.cpu(), x=(2, 3))
+    exe.grad_dict['x'][:] = 7
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((7, 7)))
+    assert not exe.grad_dict['x'].asnumpy().any()
+    for reads in (mx.sym.sign(mx.sym.var('x')), mx.sym.topk(mx.sym.var('x'), k=1, ret_typ='value')):
+        with pytest.raises(ShapeError, match='head gradient'):
+            exe = reads.simple_bind(mx.cpu(), x=(2, 3))
+            exe.forward(is_train=True)
+            exe.backward(mx.nd.ones((7, 7)))
+
+
+def test_argmax_channel_has_no_gradient_as_in_mxnet():
+    with pytest.raises(mx.base.BindError, match='argmax_channel'):
+        mx.sym.argmax_channel(mx.sym.var('x')).simple_bind(mx.cpu(), x=(2, 3))
+    assert mx.sym.argmax_channel(mx.sym.var('x')).simple_bind(mx.cpu(), x=(2, 3), grad_req='null')

@@ -93,6 +93,7 @@ GRADIENT_CASES = [
     ('_linalg_gemm2', {'transpose_b': True, 'alpha': 2.0}, [rand(2, 2, 3), rand(2, 4, 3, seed=1)]),
     ('_linalg_gemm2', {'axis': 1}, [rand(2, 3, 2, 4), rand(2, 4, 2, 3, seed=1)]),
     ('_linalg_potri', {}, [well_conditioned(2, 3, 3)]),
+    ('_linalg_potri', {'lower': False}, [well_conditioned(2, 3, 3)]),
     ('_linalg_trsm', {}, [well_conditioned(3, 3), rand(3, 2, seed=1)]),
     ('_linalg_trsm', {'transpose': True, 'rightside': True, 'lower': False, 'alpha': -0.5},
      [well_conditioned(2, 3, 3), rand(2, 4, 3, seed=1)]),
@@ -300,3 +301,12 @@ def test_potrf_upper_factor_reads_the_upper_triangle_with_mxnets_gradient():
     numeric = numeric_grad(loss, spd3, eps=1e-6)
     np.testing.assert_allclose(numeric, np.triu(2 * sym_grad) - sym_grad * np.eye(3), rtol=1e-5, atol=1e-8)
     assert p.lower is False
+
+
+def test_potri_of_either_factor_is_the_inverse():
+    # MXNet 1.9.1: potrf(A, lower) then potri(factor, lower) gives A^-1 both ways
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    for lower in (True, False):
+        factor = mx.nd.linalg.potrf(mx.nd.array(a, dtype='float64'), lower=lower)
+        inverse = mx.nd.linalg.potri(factor, lower=lower).asnumpy()
+        np.testing.assert_allclose(inverse, [[0.375, -0.25], [-0.25, 0.5]], rtol=1e-12)

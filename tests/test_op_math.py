@@ -400,3 +400,18 @@ def test_math_graph_through_the_executor():
             minus = reference(*[(x, y)[k] - (step if k == wrt else 0) for k in (0, 1)]).sum()
             numeric[idx] = (plus - minus) / (2 * eps)
         np.testing.assert_allclose(exe.grad_dict[name].asnumpy(), numeric, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize('dtype,grad_a,grad_b', [('int32', [0, 0, 0], [0, 0, 0]),
+                                                 ('float32', [1, 1, 1], [-2, 3, 3])])
+def test_mod_has_no_gradient_for_integers(dtype, grad_a, grad_b):
+    # MXNet 1.9.1 on a = [7, -7, 5], b = [3, 3, -2], a head gradient of ones
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    for net in (mx.sym.cast(a, dtype=dtype) % mx.sym.cast(b, dtype=dtype),
+                mx.sym.broadcast_mod(mx.sym.cast(a, dtype=dtype), mx.sym.cast(b, dtype=dtype))):
+        exe = net.simple_bind(mx.cpu(), a=(3,), b=(3,))
+        exe.forward(is_train=True, a=mx.nd.array([7, -7, 5]), b=mx.nd.array([3, 3, -2]))
+        exe.backward(mx.nd.ones(3, dtype=dtype))
+        assert exe.outputs[0].asnumpy().tolist() == [1, 2, -1]
+        assert exe.grad_dict['a'].asnumpy().tolist() == grad_a
+        assert exe.grad_dict['b'].asnumpy().tolist() == grad_b

@@ -592,7 +592,7 @@ def test_leaky_structure_and_errors():
     assert op.infer_shape(p, [(2, 3, 4, 5), None], [None], [])[0] == [(2, 3, 4, 5), (3,)]
     p = op.parse_params(dict(act_type='rrelu'))
     assert op.outputs(p) == ['output', 'mask'] and op.visible_outputs(p) == 2
-    with pytest.raises(ShapeError, match=r"LeakyReLU: input 'gamma' must have shape \(1,\) or \(channels,\)=\(3,\)"):
+    with pytest.raises(ShapeError, match=r"LeakyReLU: input 'gamma' must have shape \(1,\), \(channels,\)=\(3,\) or data's leading dims"):
         op_forward('LeakyReLU', [np.zeros((2, 3)), np.zeros(2)], dict(act_type='prelu'))
     with pytest.raises(ShapeError, match=r"LeakyReLU: act_type='prelu' needs data with a channel axis"):
         op.infer_shape(op.parse_params(dict(act_type='prelu')), [(5,), None], [None], [])
@@ -884,3 +884,15 @@ def test_pooling_results_never_live_in_its_scratch_memory(params):
     op.backward(p, env, [np.full_like(first[0], 2.0)], [y], op.forward(p, env, [y], []), [])
     for a, b in zip(first + first_grads, kept):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize('shape', [(3, 4), (3, 4, 2, 2)])
+def test_prelu_gamma_over_the_leading_dims(shape):
+    """MXNet's test_prelu: a gamma of 2 or more dims covers data's leading dims (one slope
+    per element of (N, C)) and broadcasts over the rest."""
+    x = rng(14).normal(size=shape)
+    gamma = rng(15).uniform(0.1, 0.5, size=(3, 4))
+    (out,), _ = op_forward('LeakyReLU', [x, gamma], dict(act_type='prelu'))
+    slopes = gamma.reshape(gamma.shape + (1,) * (len(shape) - 2))
+    np.testing.assert_allclose(out, np.where(x > 0, x, slopes * x), rtol=1e-12)
+    check_op_gradient('LeakyReLU', [x, gamma], dict(act_type='prelu'))

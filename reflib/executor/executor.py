@@ -449,6 +449,7 @@ class Executor:
         plan = self._plan
         heads = self._head_grads(out_grads)
         grads = {}                  # slot -> its gradient array, once something was written into it
+        zero = set()                # slots an operator gave a zero (None) gradient
         grad_array = self._grad_array
 
         def accumulate(slot, g):
@@ -512,17 +513,25 @@ class Executor:
                 g = in_grads[k]
                 if g is not None:
                     accumulate(slot, g if move_to is None else move(g, move_to))
+                elif not loss:
+                    zero.add(slot)      # "zero" (an index input): MXNet writes the zeros
         self._backward_done = True
         for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
             if req == 'write' and not plan.carries[slot]:
                 garr._data[...] = 0     # only BlockGrad lies between it and the outputs
                 continue
-            if req == 'null' or slot in self._grad_direct:
+            if req == 'null':
                 continue
             g = grads.get(slot)
             if g is None:
-                # no gradient reaches this argument (a loss head's label): MXNet leaves the array as is
+                # an operator said "zero" for it (topk's input under ret_typ='indices', take's
+                # indices): zeros, as MXNet writes; nothing at all reached it (a loss head's
+                # label): MXNet leaves the array as it was
+                if req == 'write' and slot in zero:
+                    garr._data[...] = 0
                 continue
+            if slot in self._grad_direct:
+                continue                # computed straight into the bound array
             if req == 'write':
                 garr._data[...] = move(g, garr.context)
             else:

@@ -77,7 +77,7 @@ def _gradient_flow(steps, num_slots, grad_slots, head_slots):
     for s in head_slots:
         carries[s] = reaches[s]
     for step in reversed(steps):
-        step.needs_grad = (step.needs_grad and not step.op.blocks_gradient
+        step.needs_grad = (step.needs_grad and not step.op.gradient_blocked(step.params)
                            and any(carries[s] for s in step.out_slots))
         for s in step.out_slots:
             carries[s] = carries[s] and step.needs_grad

@@ -65,8 +65,19 @@ def _mod(xp, a, b):
 
 
 def _mod_d_rhs(xp, a, b, y):
-    # d(a mod b)/db = -floor(a / b): a zero divisor gives -inf, +inf or NaN, as in MXNet
+    # d(a mod b)/db = -floor(a / b): a zero divisor gives -inf, +inf or NaN, as in MXNet.
+    # Integers have no gradient: MXNet gives 0 for both operands
+    if not _is_float(a):
+        return 0
     return -xp.floor(a / b)
+
+
+def _mod_d_lhs(xp, a, b, y):
+    return 1 if _is_float(a) else 0
+
+
+def _is_float(x):
+    return getattr(x, 'dtype', None) is None or x.dtype.kind == 'f'
 
 
 MAXIMUM = BinaryFn(
@@ -94,7 +105,7 @@ HYPOT = BinaryFn(
 
 MOD = BinaryFn(
     _mod,
-    lambda xp, a, b, y: 1,
+    _mod_d_lhs,
     _mod_d_rhs)
 
 

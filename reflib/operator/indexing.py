@@ -198,6 +198,7 @@ class OneHot(Operator):
     """``indices.shape + (depth,)``: ``on_value`` at each index, ``off_value`` elsewhere.
     An index outside ``[0, depth)`` gives a row of ``off_value`` only."""
     name = 'one_hot'
+    blocks_gradient = True          # from indices: no gradient passes
     params = {
         'depth': Param('int', doc='the length of each one-hot row', low=0),
         'on_value': Param('float', 1.0, doc='the value at the index'),

@@ -409,22 +409,26 @@ class Potrf(_SameShape):
 
 @register
 class Potri(_SameShape):
-    """``(L L^T)^-1`` from a Cholesky factor L (the lower triangle of the input)."""
+    """``(L L^T)^-1`` from a Cholesky factor L (the lower triangle of the input); with
+    ``lower=False`` ``(U^T U)^-1`` from an upper factor U = L^T (its upper triangle)."""
     name = '_linalg_potri'
     aliases = ('linalg_potri',)
+    params = {'lower': Param('bool', True, doc='the input is the lower factor L (else the upper one, L^T)')}
+
+    def _lower_factor(self, p, xp, a):
+        return _triangle(xp, a, True) if p.lower else _t(xp, _triangle(xp, a, False))
 
     def forward(self, p, env, inputs, aux):
         xp = env.xp
-        L = _triangle(xp, inputs[0], True)
-        linv = _inverse(xp, L)
+        linv = _inverse(xp, self._lower_factor(p, xp, inputs[0]))
         return [xp.matmul(_t(xp, linv), linv)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        # out = (L L^T)^-1, d out = -out (dL L^T + L dL^T) out
+        # out = (L L^T)^-1, d out = -out (dL L^T + L dL^T) out; for U = L^T, dU = dL^T
         xp, g, out = env.xp, out_grads[0], outputs[0]
-        L = _triangle(xp, inputs[0], True)
+        L = self._lower_factor(p, xp, inputs[0])
         dl = -xp.matmul(xp.matmul(xp.matmul(out, g + _t(xp, g)), out), L)
-        return [_triangle(xp, dl, True)]
+        return [_triangle(xp, dl, True) if p.lower else _triangle(xp, _t(xp, dl), False)]
 
 
 @register

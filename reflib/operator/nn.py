@@ -200,12 +200,17 @@ class LeakyReLU(Operator):
         return shapes, [data] * len(out_shapes), aux_shapes
 
     def _prelu_gamma(self, data, gamma):
-        """gamma shaped to broadcast against data: one slope, or one per channel of axis 1."""
+        """gamma shaped to broadcast against data: one slope, one per channel of axis 1, or,
+        with 2 or more dims, one per element of data's leading dims (MXNet's test_prelu:
+        gamma (N, C) for data (N, C, H, W))."""
         if gamma.size == 1:
             return gamma.reshape((1,) * data.ndim)
+        if gamma.ndim >= 2 and gamma.shape == data.shape[:gamma.ndim]:
+            return gamma.reshape(gamma.shape + (1,) * (data.ndim - gamma.ndim))
         if data.ndim < 2 or gamma.shape != (data.shape[1],):
-            raise ShapeError("%s: input 'gamma' must have shape (1,) or (channels,)=(%s,), got %s"
-                             % (self.name, data.shape[1] if data.ndim > 1 else '?', _fmt_shape(gamma.shape)))
+            raise ShapeError("%s: input 'gamma' must have shape (1,), (channels,)=(%s,) or data's leading "
+                             "dims, got %s" % (self.name, data.shape[1] if data.ndim > 1 else '?',
+                                               _fmt_shape(gamma.shape)))
         return gamma.reshape((1, -1) + (1,) * (data.ndim - 2))
 
     def forward(self, p, env, inputs, aux):
@@ -258,6 +263,8 @@ class LeakyReLU(Operator):
             contrib = xp.where(positive, 0, g * x)
             if gamma.size == 1:
                 d_gamma = contrib.sum().reshape(gamma.shape)
+            elif gamma.ndim >= 2:
+                d_gamma = contrib.sum(axis=tuple(range(gamma.ndim, x.ndim)))
             else:
                 d_gamma = contrib.sum(axis=(0,) + tuple(range(2, x.ndim)))
             return [d_x, d_gamma.astype(gamma.dtype, copy=False)]

@@ -107,6 +107,7 @@ class Argsort(_Sorting):
     """The positions that sort the input along ``axis`` (``None``: the flattened input), as
     numbers of ``dtype``."""
     name = 'argsort'
+    blocks_gradient = True          # positions: no gradient passes
     params = {
         'axis': Param('int_or_none', -1, doc='the axis to sort along; None sorts the flattened input'),
         'is_ascend': Param('bool', True, doc='ascending (True) or descending order'),
@@ -149,6 +150,9 @@ class TopK(_Sorting):
         'is_ascend': Param('bool', False, doc='the smallest (True) or the largest (False) elements'),
         'dtype': Param('enum', 'float32', choices=_INDEX_DTYPES, doc='the dtype of the positions'),
     }
+
+    def gradient_blocked(self, p):
+        return p.ret_typ in ('indices', 'mask')     # positions pass no gradient back
 
     def outputs(self, p):
         return ['output0', 'output1'] if p.ret_typ in ('both', 'value') else ['output']
@@ -209,7 +213,8 @@ class TopK(_Sorting):
 class _ArgExtreme(Operator):
     """argmax/argmin: the position of the first extreme along ``axis`` (``None``: in the
     flattened input), in the input's dtype.  A NaN counts as the extreme, as in numpy
-    and MXNet."""
+    and MXNet.  No gradient passes a position."""
+    blocks_gradient = True
     params = {
         'axis': Param('int_or_none', None, doc='the axis to search; None searches the flattened input'),
         'keepdims': Param('bool', False, doc='keep the searched axis with size 1'),
@@ -258,8 +263,10 @@ class Argmin(_ArgExtreme):
 @register
 class ArgmaxChannel(_ArgExtreme):
     """argmax along axis 1 (the channels), that axis dropped.  MXNet 1.9.1 registers no
-    gradient for it (binding one for backward fails); here its gradient is zero."""
+    gradient for it, so binding a graph that needs one through it is refused, as there."""
     name = 'argmax_channel'
+    blocks_gradient = False
+    differentiable = False
     params = {}
     pick = 'argmax'
 

@@ -331,6 +331,11 @@ class Operator:
             return ['input%d' % k for k in range(len(self.inputs(p)) + len(self.aux(p)))]
         return self.inputs(p) + self.aux(p)
 
+    def gradient_blocked(self, p):
+        """Whether no gradient passes this node back to its inputs (``blocks_gradient``, or
+        for some parameter values only: topk returning indices)."""
+        return self.blocks_gradient
+
     def visible_outputs(self, p):
         """How many outputs the user sees; the rest only carry state to backward."""
         return len(self.outputs(p))

@@ -41,7 +41,9 @@ class UnaryMath(Operator):
 
 
 class ZeroGradient(UnaryMath):
-    """A piecewise-constant function (rounding, sign): its gradient is zero everywhere."""
+    """A piecewise-constant function (rounding, sign): its gradient is zero everywhere, so
+    the plan runs nothing behind it (MXNet's zero propagation; sign is the exception)."""
+    blocks_gradient = True
 
     def backward_reads(self, p):
         return [], []
@@ -217,6 +219,7 @@ class Reciprocal(UnaryMath):
 class Sign(ZeroGradient):
     """-1, 0 or 1 (0 for NaN, as in MXNet); the gradient is zero everywhere."""
     name = 'sign'
+    blocks_gradient = False    # MXNet runs a backward for sign (it reads the head gradient)
 
     def fn(self, xp, x):
         return sign_of(x)
