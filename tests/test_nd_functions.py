@@ -102,3 +102,8 @@ def test_split_v2_as_numpys_split():
     with pytest.raises(ValueError, match='equal'):
         mx.nd.split_v2(mx.nd.ones((5, 2)), 2)
     check_op_gradient('_split_v2', [np.random.RandomState(0).normal(size=(3, 6))], {'indices': (0, 1, 4), 'axis': 1})
+
+
+def test_underscore_operators_are_in_nd_internal_as_in_mxnet():
+    assert mx.nd._internal._plus_scalar(mx.nd.ones(2), scalar=3).asnumpy().tolist() == [4, 4]
+    assert mx.nd._internal._copy is mx.nd._copy

@@ -1,5 +1,7 @@
 """``mx.nd``: arrays on devices, and every registered operator as an imperative function."""
 
+import types
+
 import numpy as np
 
 from .ndarray import *  # noqa: F401,F403
@@ -12,9 +14,13 @@ from ..context import cpu
 from ..operator.creation import create
 from . import random  # noqa: F401  (mx.nd.random.uniform, ... as in MXNet)
 
+# MXNet keeps its underscore operators (_plus_scalar, _copy, ...) in mx.nd._internal too
+_internal = types.ModuleType(__name__ + '._internal', 'Internal operators, as mx.nd._internal.<name>.')
 for _name in _ops.list_operators():
     if _name.isidentifier() and _name not in globals():
         globals()[_name] = _op_functions.make_function(_name)
+    if _name.isidentifier() and _name.startswith('_'):
+        setattr(_internal, _name, globals()[_name])
 del _name
 from . import linalg  # noqa: E402,F401  (mx.nd.linalg.gemm, ... as in MXNet)
 
