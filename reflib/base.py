@@ -54,6 +54,13 @@ class NotImplementedForSymbol(MXNetError):
                 'until it is bound and run' % name)
 
 
+class ComputeError(MXNetError, ValueError):
+    """An operator refused the values it computes on (an index out of range under
+    ``mode='raise'``, a negative scale for a normal draw).  As MXNet's engine does, reflib
+    raises it where the result is next waited for, not where the operator was called:
+    see reflib/engine.py."""
+
+
 class ParamError(MXNetError, ValueError):
     """An operator (or an API call) got a parameter it does not know, or a value it cannot parse."""
 

@@ -17,7 +17,8 @@ hands out fresh NDArray handles over that same memory, as MXNet does.
 
 import numpy as np
 
-from ..base import BindError, ShapeError, MXNetError, TypeInferError
+from .. import engine
+from ..base import BindError, ComputeError, ShapeError, MXNetError, TypeInferError
 from ..context import Context
 from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
@@ -166,6 +167,7 @@ class Executor:
         self._build()
         self._monitor = None
         self._monitor_all = False
+        self._failed = None      # the ComputeError of the last forward, if it failed (engine.py)
         self._values = None      # every slot's value from the last forward, kept for backward
 
     # ------------------------------------------------------------- building
@@ -371,6 +373,32 @@ class Executor:
             target[:] = value
         governor.check()        # BLAS threads: the cores other processes leave free (threads.py)
         values = self._bound_values()
+        failed = engine.failure_of([arr._data for _, arr in self._bound])
+        if failed is None:
+            try:
+                self._run_steps(values, is_train)
+            except ComputeError as err:
+                failed = err
+        self._failed = failed
+        if failed is not None:
+            # as MXNet's engine: an operator failed on its values (or an argument came from one
+            # that did), and the outputs raise it at the next wait on them (reflib/engine.py)
+            self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
+            engine.fail([out._data for out in self.outputs], failed)
+            self._values = None
+            return self.outputs
+        for out, slot in zip(self.outputs, self._plan.head_slots):
+            if out._data is not values[slot]:
+                out._data[...] = values[slot]
+        # like MXNet, each forward hands out fresh NDArray handles over the same output memory,
+        # so an output kept from an earlier forward shows the new values too
+        self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
+        self._values = values if self._needs_backward else None
+        self._backward_done = False
+        return self.outputs
+
+    def _run_steps(self, values, is_train):
+        """forward's loop: every step in plan order, each output into ``values``."""
         monitor = self._monitor
         for step, arrays in zip(self._plan.steps, self._step_arrays):
             ins = [values[s] for s in step.in_slots]
@@ -397,15 +425,6 @@ class Executor:
             if monitor is not None:       # monitor_all: the hidden outputs too (LRN's tmp_norm)
                 for i in range(len(step.out_slots) if self._monitor_all else step.nvis):
                     self._report(step.node.output_name(i), NDArray(values[step.out_slots[i]], step.ctx))
-        for out, slot in zip(self.outputs, self._plan.head_slots):
-            if out._data is not values[slot]:
-                out._data[...] = values[slot]
-        # like MXNet, each forward hands out fresh NDArray handles over the same output memory,
-        # so an output kept from an earlier forward shows the new values too
-        self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
-        self._values = values if self._needs_backward else None
-        self._backward_done = False
-        return self.outputs
 
     def _bound_values(self):
         """Every slot's array: the planned ones, with the bound arguments and aux states."""
@@ -432,6 +451,19 @@ class Executor:
         """
         if not self._needs_backward:
             return  # no argument wants a gradient: nothing to compute
+        heads = out_grads.values() if isinstance(out_grads, dict) else (
+            out_grads if isinstance(out_grads, (list, tuple)) else [out_grads])
+        failed = self._failed or engine.failure_of([g._data for g in heads if isinstance(g, NDArray)])
+        if failed is None:
+            try:
+                return self._backward(out_grads)
+            except ComputeError as err:
+                failed = err
+        # the forward (or a head gradient, or a backward step) failed: so do the gradients
+        engine.fail([g._data for g, req in zip(self._grads, self._grad_req) if req != 'null'], failed)
+
+    def _backward(self, out_grads):
+        """backward's work, once nothing upstream has failed."""
         if self._values is None:
             # MXNet runs backward on whatever its memory holds.  Where no backward step reads a
             # forward value (x * 2), that gives the right gradient, so reflib does it too;

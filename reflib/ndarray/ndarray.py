@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .. import engine
 from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
 from ..fluent import fluent_method
@@ -159,7 +160,9 @@ class NDArray:
 
     # -------------------------------------------------------------- copying
     def asnumpy(self):
-        """A numpy copy of the data (from any device)."""
+        """A numpy copy of the data (from any device).  Like every wait on an array, it raises
+        the failure of the operator that was to compute it, if any (reflib/engine.py)."""
+        engine.rethrow(self._data)
         return np.array(to_numpy(self._data), copy=True)
 
     def asscalar(self):
@@ -177,16 +180,23 @@ class NDArray:
 
     def copyto(self, other):
         """Copy into ``other``: an NDArray (written in place) or a Context (a new array)."""
+        failed = engine.failure_of([self._data])
         if isinstance(other, NDArray):
             if other is self:
                 return other
             if other.shape != self.shape:
                 raise ShapeError('copyto: shape mismatch, source %s vs target %s' % (self.shape, other.shape))
+            if failed is not None:          # the copy fails as its source did (engine.py)
+                engine.fail([other._data], failed)
+                return other
             if not _copy_across(self._data, other._data, other._ctx):
                 other._data[...] = move(self._data, other._ctx)
             return other
         if isinstance(other, Context):
-            return NDArray(move(self._data, other).copy(), other)
+            copy = NDArray(move(self._data, other).copy(), other)
+            if failed is not None:
+                engine.fail([copy._data], failed)
+            return copy
         raise TypeError('copyto does not support type %s' % type(other).__name__)
 
     def as_in_context(self, context):
@@ -195,7 +205,9 @@ class NDArray:
         return self.copyto(context)
 
     def wait_to_read(self):
-        """Kept for MXNet compatibility; reflib computes eagerly, so there is nothing to wait for."""
+        """reflib computes eagerly, so nothing is left to wait for; but as in MXNet, the
+        failure of the operator that was to compute this array is raised here (engine.py)."""
+        engine.rethrow(self._data)
 
     def reshape(self, *shape, **kwargs):
         """A view with a new shape; accepts MXNet's special codes 0, -1, -2, -3, -4."""
@@ -260,6 +272,7 @@ class NDArray:
         return self.asnumpy().tolist()
 
     def __array__(self, dtype=None, copy=None):
+        engine.rethrow(self._data)
         arr = to_numpy(self._data)
         return arr.astype(dtype) if dtype is not None else arr
 
@@ -368,6 +381,9 @@ class NDArray:
     def __setitem__(self, key, value):
         key = _index(key)
         if isinstance(value, NDArray):
+            failed = engine.failure_of([value._data])
+            if failed is not None:      # a write from a failed result fails the target (engine.py)
+                engine.fail([self._data], failed)
             if value._ctx != self._ctx:
                 value = move(value._data, self._ctx)
             else:
@@ -724,4 +740,6 @@ def norm(data, ord=2, axis=None, keepdims=False, out=None, **kwargs):
 
 
 def waitall():
-    """Kept for MXNet compatibility: reflib runs eagerly, nothing is pending."""
+    """reflib runs eagerly, so no computation is pending; but as MXNet's, this raises the first
+    failure nobody has waited on yet, and forgets the others (reflib/engine.py)."""
+    engine.rethrow_all()

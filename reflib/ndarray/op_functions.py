@@ -9,7 +9,8 @@ import re
 
 import numpy as np
 
-from ..base import BindError, ShapeError, TypeInferError
+from .. import engine
+from ..base import BindError, ComputeError, MXNetError, ShapeError, TypeInferError
 from ..context import Context, current_context
 from .. import operator as _ops
 from ..operator.registry import OpEnv
@@ -50,8 +51,16 @@ def invoke(op_name, *args, **kwargs):
     env = OpEnv(ctx, False)
     if out is not None and op.reads_out(p):
         env.out = [t._data for t in (out if isinstance(out, (list, tuple)) else [out])]
-    with ctx.device_scope():
-        outs = op.forward(p, env, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]])
+    failed = engine.failure_of([a._data for a in inputs])
+    if failed is not None:          # an input's computation failed: this one fails too, unrun
+        outs = _failed_outputs(op, p, inputs, nin, out_types, ctx, failed)
+    else:
+        try:
+            with ctx.device_scope():
+                outs = op.forward(p, env, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]])
+        except ComputeError as err:     # raised at the next wait on the result, as MXNet's engine does
+            failed = err
+            outs = _failed_outputs(op, p, inputs, nin, out_types, ctx, err)
     # the dtypes MXNet's type inference gives (a bound executor allocates these): numpy's
     # promotion (int32 data times float32 weights -> float64) must not decide them
     results = [NDArray(o if t is None or o.dtype == t else o.astype(t), ctx)
@@ -63,8 +72,27 @@ def invoke(op_name, *args, **kwargs):
         for t, r in zip(targets, results):
             check_out(t, r.shape, r.dtype, 'nd.%s' % op.name)
             t[:] = r
+        if failed is not None:
+            engine.fail([t._data for t in targets], failed)
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _failed_outputs(op, p, inputs, nin, out_types, ctx, error):
+    """Outputs of the shapes the operator would give, marked failed with ``error`` (engine.py);
+    where the shapes cannot be told, the error is raised now."""
+    shapes = [a.shape for a in inputs]
+    try:
+        _, out_shapes, _ = op.infer_shape(p, shapes[:nin], [None] * len(op.outputs(p)), shapes[nin:])
+    except MXNetError:
+        out_shapes = [None]
+    if not all(s is not None and shape_is_known(s) for s in out_shapes):
+        raise error
+    default = inputs[0].dtype if inputs else np.float32
+    with ctx.device_scope():
+        outs = [ctx.xp.zeros(s, dtype=t if t is not None else default) for s, t in zip(out_shapes, out_types)]
+    engine.fail(outs, error)
+    return outs
 
 
 def _inferred_types(op, p, names, inputs, nin):

@@ -12,12 +12,13 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from .common import shape_str, normalize_axis, fresh_copy, scatter_add, any_true, to_host
-from ..base import MXNetError, ParamError, ShapeError
+from ..base import ComputeError, MXNetError, ParamError, ShapeError
 
 
-class IndexRangeError(MXNetError, IndexError):
+class IndexRangeError(ComputeError, IndexError):
     """An index outside its axis where the operator refuses it (take's ``mode='raise'``,
-    gather_nd, scatter_nd)."""
+    gather_nd, scatter_nd): found while computing, so raised at the next wait on the result,
+    as MXNet's engine does (reflib/engine.py)."""
 
 
 def _cut(xp, idx):

@@ -35,7 +35,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape, prod
 from .common import shape_str, scatter_add
-from ..base import ParamError, ShapeError, TypeInferError
+from ..base import ComputeError, ParamError, ShapeError, TypeInferError
 
 _FLOATS = ('None', 'float16', 'float32', 'float64')
 
@@ -119,9 +119,10 @@ _SAMPLE_INPUTS = {'uniform': ('low', 'high'), 'normal': ('mu', 'sigma'), 'gamma'
 
 
 def _check_numbers(op, dist, p):
-    """MXNet's checks on the number parameters of ``_random_<dist>``."""
+    """MXNet's checks on the number parameters of ``_random_<dist>``.  MXNet makes them while
+    drawing, so the error comes at the next wait on the result (reflib/engine.py)."""
     def bad(what):
-        raise ParamError('%s: %s' % (op, what))
+        raise ComputeError('%s: %s' % (op, what))
     if dist == 'uniform' and p.high < p.low:
         bad('low (%s) must not be above high (%s)' % (p.low, p.high))
     if dist == 'normal' and not p.scale > 0:
@@ -213,7 +214,7 @@ class RandomRandint(_Random):
 
     def forward(self, p, env, inputs, aux):
         if p.high <= p.low:
-            raise ParamError('%s: high (%d) must be above low (%d)' % (self.name, p.high, p.low))
+            raise ComputeError('%s: high (%d) must be above low (%d)' % (self.name, p.high, p.low))
         if env.target(0) is None and not (p.shape and all(d > 0 for d in p.shape)):
             raise ShapeError('%s: the output shape is unknown: give shape (got %s)' % (self.name, shape_str(p.shape)))
         dtype = _out_dtype(p, 'int32')

@@ -12,7 +12,7 @@ bound; the test evaluates the same text with reflib.  It writes ops_sampling.jso
 * ``symbols``: per expression, the node's name, arguments, outputs, last node's operator
   and attributes, and the shapes and dtypes inference gives for the given inputs;
 * ``arrays``: per expression, the shape and dtype of each array mx.nd returns;
-* ``errors``: expressions MXNet refuses.
+* ``errors``: expressions MXNet refuses, and whether at the call or at the wait on the result.
 """
 
 import json
@@ -138,10 +138,13 @@ def main():
                        'dtypes': [np.dtype(a.dtype).name for a in got]})
     errors = []
     for text in ERRORS:
+        when = 'call'       # where MXNet raises it: at the call, or at the wait on the result
         try:
-            eval(text, env).wait_to_read()
+            result = eval(text, env)
+            when = 'wait'
+            result.wait_to_read()
         except (mx.base.MXNetError, AssertionError, ValueError) as e:
-            errors.append({'text': text, 'mxnet': str(e).strip().splitlines()[-1][:200]})
+            errors.append({'text': text, 'when': when, 'mxnet': str(e).strip().splitlines()[-1][:200]})
         else:
             raise AssertionError('MXNet accepts %s' % text)
     with open(OUT, 'w') as f:

@@ -1,0 +1,80 @@
+"""Where an operator's failure surfaces: MXNet's asynchronous engine, as reflib keeps its rules.
+
+MXNet's engine queues each operator and returns at once; the computation runs later, on a
+worker thread.  So when a computation fails on its values (``take`` of an index out of
+range under ``mode='raise'``, a normal draw with a negative scale: a ``ComputeError``),
+the call that queued it has long returned.  MXNet records the failure on the memory the
+operator was to write; every operator that reads that memory fails the same way without
+running; and the error is raised at the next wait on it: ``asnumpy()``, ``asscalar()``,
+``wait_to_read()``, or ``mx.nd.waitall()`` for every pending one.  It is raised once:
+after it, the memory reads normally again (with whatever it holds).
+
+reflib computes eagerly, but keeps these rules, so that an MXNet script's error appears on
+the same line here: an operator that fails leaves outputs of the right shape marked failed
+(``fail``), readers of a failed array pass the mark on (``failure_of``), and a wait raises
+it (``rethrow``).  Errors found before anything runs (a bad parameter, shapes that do not
+fit) are raised at the call, in MXNet and here.
+
+A failure is recorded against the *root* buffer of an array (numpy's ``base`` chain), so
+that the views of one result (``a, b = failed_array``) share it, as MXNet's views share
+one engine variable.  With nothing failed, the checks cost one truth test of a dict.
+"""
+
+import weakref
+
+__all__ = ['fail', 'failure_of', 'rethrow', 'rethrow_all', 'pending']
+
+# id(root buffer) -> (weak reference to it, the error); an entry goes when its buffer does
+_failed = {}
+
+
+def _root(buf):
+    while getattr(buf, 'base', None) is not None:
+        buf = buf.base
+    return buf
+
+
+def fail(buffers, error):
+    """Mark ``buffers`` (numpy/cupy arrays an operator was to write) as failed with ``error``."""
+    for buf in buffers:
+        root = _root(buf)
+        key = id(root)
+        try:
+            ref = weakref.ref(root, lambda _, key=key: _failed.pop(key, None))
+        except TypeError:           # a buffer that cannot be watched: held, so its id stays its own
+            ref = root
+        _failed[key] = (ref, error)
+
+
+def failure_of(buffers):
+    """The error recorded on any of ``buffers``, or None (the common case, at once)."""
+    if not _failed:
+        return None
+    for buf in buffers:
+        entry = _failed.get(id(_root(buf)))
+        if entry is not None:
+            return entry[1]
+    return None
+
+
+def rethrow(buf):
+    """A wait on ``buf``: raise its failure, once (then its memory reads normally)."""
+    if not _failed:
+        return
+    entry = _failed.pop(id(_root(buf)), None)
+    if entry is not None:
+        raise entry[1]
+
+
+def rethrow_all():
+    """``mx.nd.waitall()``: raise the first pending failure and forget them all."""
+    if not _failed:
+        return
+    errors = [error for _, error in _failed.values()]
+    _failed.clear()
+    raise errors[0]
+
+
+def pending():
+    """How many failed results nobody has waited on yet."""
+    return len(_failed)

@@ -1,0 +1,83 @@
+"""Where a failed computation surfaces (reflib/engine.py): as in MXNet 1.9.1's engine, at
+the next wait on the result, not at the call; once; passed on to every operator that reads
+the failed result.  The scenarios are those MXNet's test_exc_handling checks."""
+
+import numpy as np
+import pytest
+
+import reflib as mx
+from reflib.base import ComputeError
+
+
+@pytest.fixture(autouse=True)
+def nothing_pending():
+    mx.nd.waitall()
+    yield
+    try:
+        mx.nd.waitall()
+    except ComputeError:
+        pass
+
+
+def test_a_failed_draw_raises_at_the_read_not_at_the_call():
+    a = mx.nd.random.normal(0, 1, (2, 2))
+    b = mx.nd.random.normal(0, -1, (2, 2))          # no error here
+    c = mx.nd.dot(a, b)                              # nor here: c fails unrun
+    with pytest.raises(ComputeError, match='scale must be positive'):
+        c.asnumpy()
+    c.asnumpy()                                      # raised once
+    with pytest.raises(ComputeError):
+        b.wait_to_read()
+
+
+def test_waitall_raises_the_first_pending_failure_and_forgets_them():
+    mx.nd.take(mx.nd.ones((2, 3)), mx.nd.array([5]), mode='raise')
+    mx.nd.random.normal(0, -1, (2,))
+    with pytest.raises(ComputeError):
+        mx.nd.waitall()
+    mx.nd.waitall()
+
+
+def test_views_of_a_failed_result_share_its_failure():
+    a, b = mx.nd.random.normal(0, -1, (2, 2)).copyto(mx.cpu())
+    with pytest.raises(ComputeError):
+        a.asnumpy()
+    assert b.asnumpy().shape == (2,)                 # MXNet's test_exc_post_fail
+
+
+def test_an_operator_reading_a_failed_array_fails_too():
+    a, _ = mx.nd.random.normal(0, -1, (2, 2)).copyto(mx.cpu())
+    a = mx.nd.dot(a, a)
+    with pytest.raises(ComputeError):
+        a.asnumpy()
+
+
+def test_an_executor_fails_its_outputs_and_gradients():
+    x, z = mx.sym.var('x'), mx.sym.var('z')
+    net = mx.sym.make_loss(mx.sym.dot(mx.sym.dot(z, x), mx.sym.random.normal(0, -1, (2, 2))))
+    exe = net.bind(mx.cpu(), args={'x': mx.nd.ones((2, 2)), 'z': mx.nd.ones((3, 2))},
+                   args_grad={'x': mx.nd.zeros((2, 2)), 'z': mx.nd.zeros((3, 2))})
+    outputs = exe.forward()
+    exe.backward()
+    with pytest.raises(ComputeError):
+        outputs[0].asnumpy()
+    with pytest.raises(ComputeError):
+        exe.grad_arrays[0].asnumpy()
+    # a good forward afterwards runs normally
+    good = mx.sym.dot(z, x).bind(mx.cpu(), args={'x': mx.nd.ones((2, 2)), 'z': mx.nd.ones((3, 2))})
+    assert np.array_equal(good.forward()[0].asnumpy(), np.full((3, 2), 2.0))
+
+
+def test_take_raise_inside_a_graph_raises_at_the_read():
+    """MXNet's test_take with mode='raise': forward returns, reading the output raises."""
+    net = mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), mode='raise')
+    exe = net.simple_bind(mx.cpu(), a=(2, 3), indices=(1,))
+    exe.arg_dict['indices'][:] = 7
+    exe.forward()
+    with pytest.raises(mx.operator.indexing.IndexRangeError):
+        exe.outputs[0].asnumpy()
+
+
+def test_errors_found_before_computing_are_raised_at_the_call():
+    with pytest.raises(mx.base.ShapeError):
+        mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((2, 3)))
