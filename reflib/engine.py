@@ -20,9 +20,10 @@ that the views of one result (``a, b = failed_array``) share it, as MXNet's view
 one engine variable.  With nothing failed, the checks cost one truth test of a dict.
 """
 
+import threading
 import weakref
 
-__all__ = ['fail', 'failure_of', 'rethrow', 'rethrow_all', 'pending']
+__all__ = ['fail', 'failure_of', 'rethrow', 'rethrow_all', 'pending', 'set_bulk_size', 'bulk']
 
 # id(root buffer) -> (weak reference to it, the error); an entry goes when its buffer does
 _failed = {}
@@ -78,3 +79,35 @@ def rethrow_all():
 def pending():
     """How many failed results nobody has waited on yet."""
     return len(_failed)
+
+
+# ---------------------------------------------------------------------- bulk execution
+# MXNet's engine can bundle up to ``size`` queued imperative operators into one task, to
+# save the per-task overhead of its queue; results are the same either way.  reflib has no
+# queue (each operator runs when called), so there is nothing to bundle: the size is kept
+# per thread, as MXNet keeps it, and given back, so that code which sets and restores it
+# runs unchanged.
+_bulk = threading.local()
+
+
+def set_bulk_size(size):
+    """Set how many operators the engine may bundle into one task; returns the previous size."""
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError('set_bulk_size: size must be a whole number >= 0, got %r' % (size,))
+    previous = getattr(_bulk, 'size', 0)
+    _bulk.size = size
+    return previous
+
+
+class bulk:
+    """``with mx.engine.bulk(size):`` a block with that bulk size, the previous one restored after."""
+
+    def __init__(self, size):
+        self._size = size
+
+    def __enter__(self):
+        self._previous = set_bulk_size(self._size)
+        return self
+
+    def __exit__(self, *exc):
+        set_bulk_size(self._previous)

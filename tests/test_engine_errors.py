@@ -81,3 +81,14 @@ def test_take_raise_inside_a_graph_raises_at_the_read():
 def test_errors_found_before_computing_are_raised_at_the_call():
     with pytest.raises(mx.base.ShapeError):
         mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((2, 3)))
+
+
+def test_bulk_size_is_kept_and_restored_and_changes_no_result():
+    assert mx.engine.set_bulk_size(10) == 0
+    with mx.engine.bulk(3):
+        assert mx.engine.set_bulk_size(3) == 3
+        x = mx.nd.ones((10,))
+        for _ in range(5):
+            x += 1
+    assert mx.engine.set_bulk_size(0) == 10
+    assert (x.asnumpy() == 6).all()

@@ -19,6 +19,7 @@ nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
 conv       Convolution          (spatial: the sliding-window helpers it shares
 pooling    Pooling               with Pooling)
 deconv     Deconvolution (transposed convolution, from Convolution's own pieces)
+im2col     im2col, col2im (a convolution's patch matrix and its adjoint, from conv's im2col/col2im)
 resample   UpSampling; GridGenerator, BilinearSampler, SpatialTransformer (sampling grids)
 vision     image layers: Pad, ROIPooling, Correlation
 norm       BatchNorm, LayerNorm, InstanceNorm, GroupNorm

@@ -39,6 +39,71 @@ _COL2IM_2D = ('raw T cols, int32 N, int32 PH, int32 PW, int32 KH, int32 KW, int3
     d_padded = acc;""")
 
 
+def im2col(xp, data, geometry, out_size, env=None):
+    """The input patches as a (channels * kernel_size, batch * out_positions) matrix.
+
+    Row ``c * K + k`` holds channel c's value under kernel offset k at every
+    (sample, output position): the same order as the columns of
+    ``weight.reshape(num_filter, -1)``, so the convolution of group g is one
+    matrix product of its weight rows with its block of rows here.  (The
+    ``im2col`` operator, im2col.py, hands out this very matrix, sample by sample.)
+
+    Each offset's slice is copied into its place in one C-contiguous
+    (C, K, N, *out) buffer, so the reshape into a matrix is free.  (Stacking
+    the slices with ``xp.stack`` would keep the transposed (C, N) memory
+    order of ``padded``, and the reshape would then copy everything again.)
+    With ``env`` the buffer is its scratch memory, overwritten by the next call.
+    """
+    kernel, stride, dilate, pad = geometry
+    batch, channels = data.shape[:2]
+    padded = pad_spatial(xp, data, pad, pad).transpose((1, 0) + tuple(range(2, data.ndim)))  # (C, N, *padded)
+    slices = offset_slices(kernel, dilate, stride, out_size)
+    shape = (channels, len(slices), batch) + out_size                                         # (C, K, N, *out)
+    cols = env.workspace('im2col', shape, data.dtype) if env is not None else xp.empty(shape, dtype=data.dtype)
+    if is_numpy(xp):
+        for k, sl in enumerate(slices):
+            cols[:, k] = padded[sl]
+    else:
+        # on a device one copy from a strided view of every window beats one launch
+        # per kernel offset; on the host the loop is faster (it copies long rows)
+        windows = _windows(xp, padded, kernel, dilate, stride, out_size)
+        cols.reshape(windows.shape)[...] = windows
+    return cols.reshape(channels * len(slices), batch * _prod(out_size))
+
+
+def col2im(xp, d_cols, data_shape, geometry, out_size):
+    """The sum of patch values back at the input positions they were read from: the
+    adjoint of :func:`im2col`, as a (C, N, *spatial) view of (N, C, *spatial) ``data_shape``.
+
+    ``d_cols`` is (C, K, *out, N): one value per channel, kernel offset and output
+    position, the batch axis last.  Positions that no window reads (padding, a
+    border the stride skips) get 0.
+
+    d_cols and the padded result are stored batch-last, (C, K, *out, N) and (C, *padded, N),
+    and only *viewed* in the (C, N, ...) axis order that the slices index.  numpy then runs
+    each += over contiguous stretches of at least N elements instead of rows of out_w (8 in
+    LeNet's second layer): about 3x faster.  Only the memory order differs from forward's
+    layout; every element is the same sum, in the same order.
+    """
+    kernel, stride, dilate, pad = geometry
+    batch, channels = data_shape[:2]
+    padded_shape = tuple(n + 2 * pd for n, pd in zip(data_shape[2:], pad))
+    col2im_2d = device_kernel(xp, 'col2im_2d', *_COL2IM_2D) if len(out_size) == 2 else None
+    if col2im_2d is not None:
+        d_padded = xp.empty((channels, batch) + padded_shape, dtype=d_cols.dtype)
+        col2im_2d(xp.ascontiguousarray(d_cols), batch,
+                  *(padded_shape + tuple(kernel) + tuple(out_size) + tuple(stride) + tuple(dilate)), d_padded)
+        return crop_spatial(d_padded, pad, data_shape[2:])
+    slices = offset_slices(kernel, dilate, stride, out_size)
+    d_cols = xp.moveaxis(d_cols, -1, 2)                                    # (C, K, N, *out)
+    d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape + (batch,), dtype=d_cols.dtype),
+                           -1, 1)                                           # (C, N, *padded)
+    for k, sl in enumerate(slices):
+        # one offset's slice has no repeated positions, so += is exact here
+        d_padded[sl] += d_cols[:, k]
+    return crop_spatial(d_padded, pad, data_shape[2:])
+
+
 # =====================================================================
 # Convolution
 # =====================================================================
@@ -144,35 +209,6 @@ class Convolution(Operator):
             raise ShapeError('%s: input %r must have shape %s, got %s'
                              % (self.name, 'weight', _fmt_shape(expected), _fmt_shape(weight.shape)))
 
-    def _columns(self, p, xp, data, geometry, out_size, env=None):
-        """The input patches as a (channels * kernel_size, batch * out_positions) matrix.
-
-        Row ``c * K + k`` holds channel c's value under kernel offset k at every
-        (sample, output position): the same order as the columns of
-        ``weight.reshape(num_filter, -1)``, so the convolution of group g is one
-        matrix product of its weight rows with its block of rows here.
-
-        Each offset's slice is copied into its place in one C-contiguous
-        (C, K, N, *out) buffer, so the reshape into a matrix is free.  (Stacking
-        the slices with ``xp.stack`` would keep the transposed (C, N) memory
-        order of ``padded``, and the reshape would then copy everything again.)
-        """
-        kernel, stride, dilate, pad = geometry
-        batch, channels = data.shape[:2]
-        padded = pad_spatial(xp, data, pad, pad).transpose((1, 0) + tuple(range(2, data.ndim)))  # (C, N, *padded)
-        slices = offset_slices(kernel, dilate, stride, out_size)
-        shape = (channels, len(slices), batch) + out_size                                         # (C, K, N, *out)
-        cols = env.workspace('im2col', shape, data.dtype) if env is not None else xp.empty(shape, dtype=data.dtype)
-        if is_numpy(xp):
-            for k, sl in enumerate(slices):
-                cols[:, k] = padded[sl]
-        else:
-            # on a device one copy from a strided view of every window beats one launch
-            # per kernel offset; on the host the loop is faster (it copies long rows)
-            windows = _windows(xp, padded, kernel, dilate, stride, out_size)
-            cols.reshape(windows.shape)[...] = windows
-        return cols.reshape(channels * len(slices), -1), padded.shape, slices
-
     def _group_rows(self, p, total):
         """Row ranges of each group in a matrix of ``total`` rows."""
         size = total // p.num_group
@@ -216,7 +252,7 @@ class Convolution(Operator):
     def _forward_batch(self, p, env, data, weight, bias, geometry, out_size):
         """The output of ``data``'s samples as (num_filter, batch, *out_size)."""
         xp = env.xp
-        cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
+        cols = im2col(xp, data, geometry, out_size, env)
         w = weight.reshape(p.num_filter, -1)
         # plain 2-D products, one per group (numpy's stacked matmul is much slower here)
         out = stack_rows(xp, [w[f_rows] @ cols[c_rows] for f_rows, c_rows in
@@ -258,7 +294,7 @@ class Convolution(Operator):
         summed over samples and positions.  (Deconvolution calls it with the roles of data
         and output gradient swapped.)"""
         xp = env.xp
-        cols, _, _ = self._columns(p, xp, data, geometry, out_size, env)
+        cols = im2col(xp, data, geometry, out_size, env)
         grad = xp.ascontiguousarray(out_grad.swapaxes(0, 1)).reshape(p.num_filter, -1)      # (F, N*P)
         d_weight = [grad[f_rows] @ cols[c_rows].T for f_rows, c_rows in
                     zip(self._group_rows(p, p.num_filter), self._group_rows(p, cols.shape[0]))]
@@ -273,41 +309,22 @@ class Convolution(Operator):
         """
         xp = env.xp
         batch, channels = data_shape[:2]
-        pad = geometry[3]
-        padded_shape = tuple(n + 2 * pd for n, pd in zip(data_shape[2:], pad))
-        slices = offset_slices(geometry[0], geometry[2], geometry[1], out_size)
+        kernel_size = _prod(geometry[0])
         # the output gradient with the batch axis last, (F, P*N), for the scatter below
         spatial = tuple(range(2, out_grad.ndim))
         grad_t = xp.ascontiguousarray(out_grad.transpose((1,) + spatial + (0,))).reshape(p.num_filter, -1)
         w = weight.reshape(p.num_filter, -1)                                                # (F, Cg*K)
-        shape = (channels * len(slices), grad_t.shape[1])
+        shape = (channels * kernel_size, grad_t.shape[1])
         if p.num_group == 1:                   # one group: straight into scratch memory
             d_cols = xp.matmul(w.T, grad_t, out=env.workspace('col2im', shape, grad_t.dtype))
         else:                                  # each patch's share of the gradient, group by group
             d_cols = stack_rows(xp, [w[f_rows].T @ grad_t[f_rows]
                                      for f_rows in self._group_rows(p, p.num_filter)])
-        d_cols = d_cols.reshape((channels, len(slices)) + tuple(out_size) + (batch,))
+        d_cols = d_cols.reshape((channels, kernel_size) + tuple(out_size) + (batch,))
 
-        # Scatter the patch gradients back onto the input positions they were read from.
-        # d_cols and d_padded are stored batch-last, (C, K, *out, N) and (C, *padded, N),
-        # and only *viewed* in the (C, N, ...) axis order that the slices index.  numpy
-        # then runs each += over contiguous stretches of at least N elements instead of
-        # rows of out_w (8 in LeNet's second layer): about 3x faster.  Only the memory
-        # order differs from forward's layout; every element is the same sum, in the same order.
-        col2im = device_kernel(xp, 'col2im_2d', *_COL2IM_2D) if len(out_size) == 2 else None
-        if col2im is not None:
-            d_padded = xp.empty((channels, batch) + padded_shape, dtype=grad_t.dtype)
-            col2im(xp.ascontiguousarray(d_cols), batch, *(padded_shape + tuple(geometry[0]) + tuple(out_size)
-                                                          + tuple(geometry[1]) + tuple(geometry[2])), d_padded)
-            return crop_spatial(d_padded, pad, data_shape[2:]).swapaxes(0, 1)
-        d_cols = xp.moveaxis(d_cols, -1, 2)                                    # (C, K, N, *out)
-        d_padded = xp.moveaxis(xp.zeros((channels,) + padded_shape + (batch,), dtype=grad_t.dtype),
-                               -1, 1)                                           # (C, N, *padded)
-        for k, sl in enumerate(slices):
-            # one offset's slice has no repeated positions, so += is exact here
-            d_padded[sl] += d_cols[:, k]
+        # scatter the patch gradients back onto the input positions they were read from, then
         # (C, N, ...) -> (N, C, ...): the caller stores it in the data gradient's memory
-        return crop_spatial(d_padded, pad, data_shape[2:]).swapaxes(0, 1)
+        return col2im(xp, d_cols, data_shape, geometry, out_size).swapaxes(0, 1)
 
 
 # =====================================================================
