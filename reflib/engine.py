@@ -6,8 +6,9 @@ range under ``mode='raise'``, a normal draw with a negative scale: a ``ComputeEr
 the call that queued it has long returned.  MXNet records the failure on the memory the
 operator was to write; every operator that reads that memory fails the same way without
 running; and the error is raised at the next wait on it: ``asnumpy()``, ``asscalar()``,
-``wait_to_read()``, or ``mx.nd.waitall()`` for every pending one.  It is raised once:
-after it, the memory reads normally again (with whatever it holds).
+``wait_to_read()``, or ``mx.nd.waitall()`` for every pending one.  It is raised once,
+wherever it is first waited for: after it, every result it was passed on to reads normally
+again (with whatever its memory holds).
 
 reflib computes eagerly, but keeps these rules, so that an MXNet script's error appears on
 the same line here: an operator that fails leaves outputs of the right shape marked failed
@@ -59,12 +60,17 @@ def failure_of(buffers):
 
 
 def rethrow(buf):
-    """A wait on ``buf``: raise its failure, once (then its memory reads normally)."""
+    """A wait on ``buf``: raise its failure.  One failure is raised once, wherever it is first
+    waited for: the results it was passed on to read normally afterwards, as in MXNet, whose
+    failed results share one exception that the first wait clears."""
     if not _failed:
         return
     entry = _failed.pop(id(_root(buf)), None)
     if entry is not None:
-        raise entry[1]
+        error = entry[1]
+        for key in [k for k, (_, e) in _failed.items() if e is error]:
+            del _failed[key]
+        raise error
 
 
 def rethrow_all():

@@ -173,10 +173,10 @@ class NDArray:
     def astype(self, dtype, copy=True):
         if not copy and self._data.dtype == np.dtype(dtype):
             return self
-        return NDArray(self._data.astype(dtype), self._ctx)
+        return _carry_failure(NDArray(self._data.astype(dtype), self._ctx), self)
 
     def copy(self):
-        return NDArray(self._data.copy(), self._ctx)
+        return _carry_failure(NDArray(self._data.copy(), self._ctx), self)
 
     def copyto(self, other):
         """Copy into ``other``: an NDArray (written in place) or a Context (a new array)."""
@@ -355,7 +355,7 @@ class NDArray:
         """NDArray around a fresh result; 0-d results become shape (1,) as in MXNet."""
         if getattr(raw, 'ndim', 0) == 0:
             raw = self.xp.asarray(raw, dtype=self._data.dtype).reshape(1)
-        return NDArray(raw, self._ctx)
+        return _carry_failure(NDArray(raw, self._ctx), self)
 
     # ------------------------------------------------------------- indexing
     def __getitem__(self, key):
@@ -444,7 +444,7 @@ class NDArray:
         lhs, rhs = (rhs, self._data) if reverse else (self._data, rhs)
         try:
             # asarray: numpy turns 0-d results into scalars
-            return NDArray(self.xp.asarray(fn(self.xp, lhs, rhs)), self._ctx)
+            return _carry_failure(NDArray(self.xp.asarray(fn(self.xp, lhs, rhs)), self._ctx), self, other)
         except ValueError as err:
             raise ShapeError('%s: shapes %s and %s do not broadcast (%s)'
                              % (name, getattr(lhs, 'shape', ()), getattr(rhs, 'shape', ()), err)) from None
@@ -456,7 +456,7 @@ class NDArray:
             raise ShapeError('%s: cannot update shape %s in place with a result of shape %s'
                              % (name, self.shape, tuple(result.shape)))
         self._data[...] = result
-        return self
+        return _carry_failure(self, other)
 
     def __add__(self, o): return self._binary(o, _add, '+')
     def __radd__(self, o): return self._binary(o, _add, '+', reverse=True)
@@ -470,7 +470,7 @@ class NDArray:
     def __rmod__(self, o): return self._binary(o, _mod, '%', reverse=True)
     def __pow__(self, o): return self._binary(o, _power, '**')
     def __rpow__(self, o): return self._binary(o, _power, '**', reverse=True)
-    def __neg__(self): return NDArray(self.xp.asarray(-self._data), self._ctx)
+    def __neg__(self): return _carry_failure(NDArray(self.xp.asarray(-self._data), self._ctx), self)
     def __pos__(self): return self
     def __abs__(self): return self.abs()
 
@@ -625,6 +625,16 @@ def _as_shape(shape, what):
     if any(d < 0 for d in dims):
         raise ShapeError('%s: shape %s has a negative dimension' % (what, tuple(int(d) for d in dims)))
     return tuple(int(d) for d in dims)
+
+
+def _carry_failure(result, *sources):
+    """``result``, failed as any NDArray among ``sources`` failed (engine.py: what reads a failed
+    result fails too).  With nothing failed anywhere, one cheap test."""
+    if engine.pending():
+        failed = engine.failure_of([s._data for s in sources if isinstance(s, NDArray)])
+        if failed is not None:
+            engine.fail([result._data], failed)
+    return result
 
 
 def _alloc(fill, shape, ctx, dtype):
