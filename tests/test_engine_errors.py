@@ -58,11 +58,13 @@ def test_an_executor_fails_its_outputs_and_gradients():
     exe = net.bind(mx.cpu(), args={'x': mx.nd.ones((2, 2)), 'z': mx.nd.ones((3, 2))},
                    args_grad={'x': mx.nd.zeros((2, 2)), 'z': mx.nd.zeros((3, 2))})
     outputs = exe.forward()
-    exe.backward()
     with pytest.raises(ComputeError):
         outputs[0].asnumpy()
+    exe.forward()
+    exe.backward()
     with pytest.raises(ComputeError):
         exe.grad_arrays[0].asnumpy()
+    outputs[0].asnumpy()        # the same failure, raised once already
     # a good forward afterwards runs normally
     good = mx.sym.dot(z, x).bind(mx.cpu(), args={'x': mx.nd.ones((2, 2)), 'z': mx.nd.ones((3, 2))})
     assert np.array_equal(good.forward()[0].asnumpy(), np.full((3, 2), 2.0))
