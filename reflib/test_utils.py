@@ -387,4 +387,4 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
 from .symbol_checks import (simple_forward, check_symbolic_forward, check_symbolic_backward,  # noqa: E402
                             check_numeric_gradient, check_speed, check_consistency)
 # the data helpers example scripts call (get_mnist_iterator, ...); reflib downloads nothing
-from .test_utils_data import download, get_mnist, get_mnist_ubyte, get_mnist_iterator  # noqa: E402,F401
+from .test_utils_data import download, get_mnist, get_mnist_ubyte, get_mnist_iterator, get_cifar10  # noqa: E402,F401

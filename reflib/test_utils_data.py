@@ -1,5 +1,5 @@
 """The data helpers of ``mx.test_utils`` that MXNet's example scripts call: ``download``,
-``get_mnist``, ``get_mnist_ubyte``, ``get_mnist_iterator``.
+``get_mnist``, ``get_mnist_ubyte``, ``get_mnist_iterator``, ``get_cifar10``.
 
 MXNet fetches the files from the web when they are missing.  reflib downloads nothing: it
 reads the files MXNet would have left on disk (same names, same folders) and, when one is
@@ -22,7 +22,7 @@ from .base import MXNetError
 from .io import MNISTIter
 from .io.mnist import parse_idx
 
-__all__ = ['download', 'get_mnist', 'get_mnist_ubyte', 'get_mnist_iterator']
+__all__ = ['download', 'get_mnist', 'get_mnist_ubyte', 'get_mnist_iterator', 'get_cifar10']
 
 _MNIST_FILES = ('train-images-idx3-ubyte', 'train-labels-idx1-ubyte',
                 't10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte')
@@ -86,6 +86,21 @@ def get_mnist_ubyte():
     archive = download('http://data.mxnet.io/mxnet/data/mnist.zip', dirname='data')
     with zipfile.ZipFile(archive) as zf:
         zf.extractall('data')
+
+
+_CIFAR_FILES = ('train.rec', 'test.rec', 'train.lst', 'test.lst')
+
+
+def get_cifar10():
+    """Makes sure ``data/cifar/`` holds CIFAR-10's record and list files (MXNet downloads and
+    unzips ``cifar10.zip`` into ``data/`` when one is missing; reflib unzips
+    ``data/cifar10.zip`` if present, and otherwise says where to put it)."""
+    os.makedirs('data', exist_ok=True)
+    if all(os.path.exists(os.path.join('data', 'cifar', name)) for name in _CIFAR_FILES):
+        return
+    archive = download('http://data.mxnet.io/mxnet/data/cifar10.zip', dirname='data')
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall('data')       # zipfile drops absolute paths and '..' from member names
 
 
 def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import sys
+import zipfile
 
 import numpy as np
 import pytest
@@ -241,3 +242,14 @@ def test_test_utils_mnist_helpers_read_what_mxnet_would_have_downloaded(tmp_path
     assert np.array_equal(mnist['test_data'][:, 0], images.astype(np.float32) / 255)
     assert mnist['train_label'].dtype == np.int8 and mnist['train_label'].tolist() == labels.tolist()
     assert mx.test_utils.download('http://x/y/train-images-idx3-ubyte.gz') == 'train-images-idx3-ubyte.gz'
+
+
+def test_get_cifar10_reads_what_mxnet_would_have_downloaded(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(mx.MXNetError, match=r"cifar10.zip.*put that file at 'data/cifar10.zip'"):
+        mx.test_utils.get_cifar10()
+    with zipfile.ZipFile(tmp_path / 'data' / 'cifar10.zip', 'w') as zf:
+        for name in ('train.rec', 'test.rec', 'train.lst', 'test.lst'):
+            zf.writestr('cifar/' + name, name)
+    mx.test_utils.get_cifar10()
+    assert (tmp_path / 'data' / 'cifar' / 'test.lst').read_text() == 'test.lst'
