@@ -104,18 +104,22 @@ def _image(env, cols, image_shape, geometry, grid, target):
     return target
 
 
-@register
-class Im2col(Operator):
-    """Every kernel window of channel-first data as a column: (N, C, *spatial) ->
-    (N, C * prod(kernel), number of windows); see the module doc."""
-    name = 'im2col'
-    params = {
+# the window geometry both operators take, in MXNet's order
+_WINDOW_PARAMS = {
         'kernel': Param('shape', doc='window size' + _SHAPE_DOC, low=1),
         'stride': Param('shape', (), doc='step between windows' + _SHAPE_DOC + '; default 1 per axis', low=1),
         'dilate': Param('shape', (), doc='spacing between kernel taps' + _SHAPE_DOC + '; default 1 per axis',
                         low=1),
         'pad': Param('shape', (), doc='zero padding on both sides' + _SHAPE_DOC + '; default 0 per axis', low=0),
-    }
+}
+
+
+@register
+class Im2col(Operator):
+    """Every kernel window of channel-first data as a column: (N, C, *spatial) ->
+    (N, C * prod(kernel), number of windows); see the module doc."""
+    name = 'im2col'
+    params = dict(_WINDOW_PARAMS)
 
     def parse_params(self, raw):
         p = super().parse_params(raw)
@@ -161,14 +165,8 @@ class Col2im(Operator):
     """Columns summed back into an image: (N, C * prod(kernel), number of windows) ->
     (N, C, *output_size), each value added where its window read; see the module doc."""
     name = 'col2im'
-    params = {
-        'output_size': Param('shape', doc='spatial size of the image' + _SHAPE_DOC, low=1),
-        'kernel': Param('shape', doc='window size' + _SHAPE_DOC, low=1),
-        'stride': Param('shape', (), doc='step between windows' + _SHAPE_DOC + '; default 1 per axis', low=1),
-        'dilate': Param('shape', (), doc='spacing between kernel taps' + _SHAPE_DOC + '; default 1 per axis',
-                        low=1),
-        'pad': Param('shape', (), doc='zero padding on both sides' + _SHAPE_DOC + '; default 0 per axis', low=0),
-    }
+    params = {'output_size': Param('shape', doc='spatial size of the image' + _SHAPE_DOC, low=1),
+              **_WINDOW_PARAMS}
 
     def parse_params(self, raw):
         p = super().parse_params(raw)
