@@ -396,7 +396,8 @@ def test_pooling_errors():
         op.infer_shape(op.parse_params({}), [(1, 2, 6, 6)], [None], [])
     with pytest.raises(ParamError, match=r"Pooling: pool_type='lp' needs p_value"):
         op_forward('Pooling', [np.zeros((1, 2, 6, 6))], dict(kernel=(2, 2), pool_type='lp'))
-    with pytest.raises(ParamError, match=r"Pooling: pooling_convention='same' is not supported"):
+    # 'same' runs with pad=(0, 0, 0) only, as in MXNet 1.9.1 (tests/test_op_pooling_same.py)
+    with pytest.raises(ParamError, match=r"Pooling: pooling_convention='same' needs pad spelled out"):
         op.infer_shape(op.parse_params(dict(kernel=(2,), pooling_convention='same')), [(1, 2, 6)], [None], [])
     with pytest.raises(ParamError, match=r"Pooling: parameter 'pad' must have 2 entries"):
         op.infer_shape(op.parse_params(dict(kernel=(2, 2), pad=(1,))), [(1, 2, 6, 6)], [None], [])

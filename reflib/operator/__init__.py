@@ -4,6 +4,7 @@ elemwise   tensor-tensor and tensor-scalar arithmetic (Symbol's + - * / ** %), m
            minimum, hypot, add_n, where
 unary      one-input math: exp, log, sqrt, rsqrt, cbrt, relu, sigmoid, tanh, clip,
            smooth_l1, ..., and Cast
+amp        the casts of automatic mixed precision: amp_cast, amp_multicast
 trig       sin, cos, tan, their inverses and hyperbolic forms, degrees, radians
 special    gamma, gammaln, erf, erfinv
 rounding   round, rint, fix, trunc, floor, ceil
@@ -22,7 +23,7 @@ deconv     Deconvolution (transposed convolution, from Convolution's own pieces)
 im2col     im2col, col2im (a convolution's patch matrix and its adjoint, from conv's im2col/col2im)
 resample   UpSampling; GridGenerator, BilinearSampler, SpatialTransformer (sampling grids)
 vision     image layers: Pad, ROIPooling, Correlation
-norm       BatchNorm, LayerNorm, InstanceNorm, GroupNorm
+norm       BatchNorm (and its older form BatchNorm_v1), LayerNorm, InstanceNorm, GroupNorm
 normalize  dividing by a norm: LRN, L2Normalization
 ctc        CTCLoss (ctc_loss)
 softmax    softmax and log_softmax

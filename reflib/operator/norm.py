@@ -15,6 +15,9 @@ GroupNorm     each group of channels and  (num_groups,) -- one per group,
               axes 2, 3, ... (per N, G)   not per channel, in MXNet 1.9.1
 ============  ==========================  ================================
 
+BatchNorm_v1, MXNet's older BatchNorm, is BatchNorm with the channel axis fixed at 1
+(2-d and 4-d float32 data) that returns the variance rather than 1/sqrt(var + eps).
+
 LRN and L2Normalization, which divide by a norm without centring, are in
 normalize.py.
 """
@@ -25,7 +28,7 @@ from .registry import Operator, Param, register
 from ..shapes import merge_shape, merge_dtype
 from ..shapes import format_shape as _fmt_shape, prod as _prod
 from .common import same_as_data, normalize_axis, shape_str
-from ..base import ShapeError, ParamError
+from ..base import ShapeError, ParamError, TypeInferError
 
 
 @register
@@ -147,7 +150,11 @@ class BatchNorm(Operator):
         out = xp.subtract(data, centre, out=env.target(0))     # the planned array, or a new one
         xp.multiply(out, scale, out=out)
         out += beta.reshape(bshape).astype(data.dtype)
-        return [out, mean.copy(), inv_std]
+        return [out] + self._stat_outputs(mean, var, inv_std)
+
+    def _stat_outputs(self, mean, var, inv_std):
+        """The second and third outputs: the mean used and 1/sqrt(var + eps)."""
+        return [mean.copy(), inv_std]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, gamma = env.xp, inputs[0], inputs[1]
@@ -187,6 +194,86 @@ class BatchNorm(Operator):
         moving_mean += (1 - p.momentum) * mean.astype(moving_mean.dtype)
         moving_var *= p.momentum
         moving_var += (1 - p.momentum) * var.astype(moving_var.dtype)
+
+
+@register
+class BatchNormV1(BatchNorm):
+    """MXNet's older BatchNorm: BatchNorm's computation, with the channel axis fixed at 1.
+
+    ``out = (x - mean) / sqrt(var + eps) * gamma + beta`` per channel, as BatchNorm
+    (above) computes it, with the same parameters bar ``axis``, ``cudnn_off`` and the
+    calibration ranges, and the same auxiliary states (``moving_mean``, ``moving_var``,
+    updated by backward; ``fix_gamma`` writes 1 into gamma).  It differs in:
+
+    * data: 2-d (N, C) or 4-d (N, C, H, W) only, channels on axis 1.  MXNet 1.9.1 infers
+      shapes for other ranks and then fails when it runs; reflib refuses them at once.
+    * dtype: float32 only.  MXNet 1.9.1's kernel is float32-only (CPU and GPU): it infers
+      float16 and float64 and then fails when it runs; reflib refuses them at once.
+    * outputs: the third, ``var``, is the variance itself (BatchNorm returns
+      ``1/sqrt(var + eps)`` there).  In inference, and with ``use_global_stats``, the mean
+      and var returned are the moving statistics.
+    * gradient: the chain rule through ``m = mean(x)`` and ``v = mean((x - m)**2)``,
+      evaluated at the mean and var the forward returned.  After a training forward that
+      is BatchNorm's gradient.  A backward after an *inference* forward (allowed, as in
+      MXNet) evaluates it at the moving statistics, where ``sum(x - m)`` no longer
+      vanishes, so it differs from BatchNorm's there (as MXNet 1.9.1's two operators do).
+      The moving statistics then stay put (to rounding): they are updated with the values
+      they hold.
+      With ``use_global_stats`` the gradient is ``grad * gamma / sqrt(moving_var + eps)``.
+    """
+    name = 'BatchNorm_v1'
+    params = {key: BatchNorm.params[key]
+              for key in ('eps', 'momentum', 'fix_gamma', 'use_global_stats', 'output_mean_var')}
+
+    def _axis(self, p, ndim):
+        if ndim not in (2, 4):
+            raise ShapeError('%s: input %r must be 2-d (batch, channel) or 4-d (batch, channel, height, '
+                             'width), got %d-d (MXNet 1.9.1 fails on it too; BatchNorm takes any rank)'
+                             % (self.name, 'data', ndim))
+        return 1
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        data = in_types[0] if in_types[0] is not None else (out_types[0] if out_types else None)
+        if data is not None and np.dtype(data) != np.float32:
+            raise TypeInferError('%s: input %r must be float32, got %s (MXNet 1.9.1 computes it in float32 '
+                                 'only and fails on other dtypes; BatchNorm takes them)'
+                                 % (self.name, 'data', np.dtype(data).name))
+        return super().infer_type(p, in_types, out_types, aux_types)
+
+    def _stat_outputs(self, mean, var, inv_std):
+        return [mean.copy(), var.copy()]       # the variance itself, not 1/sqrt(var + eps)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, data, gamma, grad = env.xp, inputs[0], inputs[1], out_grads[0]
+        reduce_axes = (0,) if data.ndim == 2 else (0, 2, 3)
+        bshape = (1, -1) + (1,) * (data.ndim - 2)
+        mean, var = outputs[1], outputs[2]
+        inv_std = (1 / xp.sqrt(var + p.eps)).astype(var.dtype)
+        centred = data - mean.reshape(bshape)
+        d_beta = grad.sum(axis=reduce_axes)
+        d_gamma = (xp.zeros_like(gamma) if p.fix_gamma
+                   else (grad * centred).sum(axis=reduce_axes) * inv_std)
+        g_hat = grad if p.fix_gamma else grad * gamma.reshape(bshape)   # d loss / d normalised x
+        if not self._uses_batch_stats(p, env):
+            return [g_hat * inv_std.reshape(bshape), d_gamma, d_beta]
+        self._update_moving_stats(p, aux, mean, var)
+        count = data.size // data.shape[1]
+        # through v = mean((x - m)**2): dv/dx = 2 (x - m) / count, dv/dm = -2 sum(x - m) / count;
+        # through m = mean(x): dm/dx = 1 / count
+        d_var = -0.5 * inv_std ** 3 * (g_hat * centred).sum(axis=reduce_axes)
+        d_mean = -inv_std * g_hat.sum(axis=reduce_axes) - 2 * d_var * centred.sum(axis=reduce_axes) / count
+        d_data = (g_hat * inv_std.reshape(bshape) + centred * (2 * d_var / count).reshape(bshape)
+                  + (d_mean / count).reshape(bshape))
+        return [d_data.astype(data.dtype, copy=False), d_gamma, d_beta]
+
+    @staticmethod
+    def _update_moving_stats(p, aux, mean, var):
+        """moving = moving * momentum + stat * (1 - momentum) with the mean and var forward
+        returned, the momentum a float32 as in MXNet."""
+        momentum = np.float32(p.momentum)
+        for moving, stat in zip(aux, (mean, var)):
+            moving *= momentum
+            moving += stat * (np.float32(1) - momentum)
 
 
 # =====================================================================

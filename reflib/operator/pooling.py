@@ -20,6 +20,21 @@ class Pooling(Operator):
     (so the last window may hang over the end).  ``global_pool`` pools each
     whole feature map to size 1 and ignores kernel, stride and pad.
 
+    ``pooling_convention='same'`` gives ``ceil(in / stride)`` outputs: window ``i``
+    starts at ``i * stride`` and is cut off at the end of the input (no padding in
+    front; whatever the windows need is added behind, as the overhang of a 'full'
+    window, so avg divides by the part inside the input, count_include_pad or not).
+    MXNet 1.9.1 runs it for 1-D pooling only, every pool_type:
+
+    * the data must be 3-d (batch, channel, width), global_pool or not;
+    * ``pad`` must be spelled out with at least three entries, the first three 0,
+      e.g. ``pad=(0, 0, 0)``: MXNet reads three entries, refuses a nonzero one and
+      fails on a shorter ``pad`` -- the default included (global_pool needs none).
+
+    reflib refuses exactly those, with a message that says so.  (The oracle's oneDNN
+    CPU kernels also fail on many 'same' max and avg windows that overhang the end;
+    its plain CPU kernel, reproduced here, runs them.)
+
     What MXNet 1.9.1 does at the borders, reproduced here:
 
     * max: padding never wins (it is the lowest finite value of the dtype,
@@ -39,7 +54,8 @@ class Pooling(Operator):
         'global_pool': Param('bool', False, doc='pool each whole feature map to one value'),
         'cudnn_off': Param('bool', False, doc='unused here'),
         'pooling_convention': Param('enum', 'valid', choices=('full', 'same', 'valid'),
-                                    doc="'valid' rounds the window count down, 'full' up"),
+                                    doc="'valid' rounds the window count down, 'full' up; 'same' "
+                                        "gives ceil(in / stride) windows (1-D only)"),
         'stride': Param('shape', (), doc='step between windows; default 1 per axis', low=1),
         'pad': Param('shape', (), doc='padding on both sides; default 0 per axis', low=0),
         'p_value': Param('int_or_none', None, doc='p of Lp pooling (1, 2 or 3)', low=1),
@@ -50,10 +66,6 @@ class Pooling(Operator):
     }
 
     def _check_params(self, p):
-        if p.pooling_convention == 'same':
-            # MXNet 1.9.1 accepts the name but fails on every input; say so plainly
-            raise ParamError("%s: pooling_convention='same' is not supported (MXNet 1.9.1 fails on it "
-                             "too); use 'valid' or 'full'" % self.name)
         if p.pool_type == 'lp' and p.p_value not in (1, 2, 3):
             raise ParamError("%s: pool_type='lp' needs p_value 1, 2 or 3, got %r" % (self.name, p.p_value))
         if not p.global_pool and len(p.kernel) not in (1, 2, 3):
@@ -63,6 +75,8 @@ class Pooling(Operator):
     def _geometry(self, p, data):
         """(kernel, stride, pad, out_size) for data shape ``data``; checks data and parameters."""
         self._check_params(p)
+        if p.pooling_convention == 'same':
+            self._check_same(p, data)
         if p.global_pool:
             if len(data) not in (3, 4, 5):
                 raise ShapeError('%s: input %r must be 3-d, 4-d or 5-d (batch, channel, spatial...), got shape %s'
@@ -77,7 +91,8 @@ class Pooling(Operator):
                              % (self.name, 'data', nd + 2, ', '.join(LAYOUT_BY_NDIM[nd][2:]), nd, _fmt_shape(data)))
         kernel = tuple(p.kernel)
         stride = spatial_tuple(self.name, 'stride', p.stride, nd, 1)
-        pad = spatial_tuple(self.name, 'pad', p.pad, nd, 0)
+        # 'same' takes no padding of its own (its pad, all zeros, is checked above)
+        pad = (0,) * nd if p.pooling_convention == 'same' else spatial_tuple(self.name, 'pad', p.pad, nd, 0)
         if min(kernel) < 1 or min(stride) < 1 or min(pad) < 0:
             raise ParamError('%s: kernel and stride must be positive and pad non-negative; got kernel=%s stride=%s '
                              'pad=%s' % (self.name, kernel, stride, pad))
@@ -90,8 +105,28 @@ class Pooling(Operator):
                 raise ShapeError('%s: kernel size %d exceeds the padded input size %d (input %r shape %s)'
                                  % (self.name, k, n + 2 * pd, 'data', _fmt_shape(data)))
             span = n + 2 * pd - k
-            out.append(span // s + 1 if p.pooling_convention == 'valid' else -(-span // s) + 1)
+            if p.pooling_convention == 'same':
+                out.append(-(-n // s))
+            else:
+                out.append(span // s + 1 if p.pooling_convention == 'valid' else -(-span // s) + 1)
         return kernel, stride, pad, tuple(out)
+
+    def _check_same(self, p, data):
+        """Refuse what MXNet 1.9.1 fails on with pooling_convention='same' (see the class doc)."""
+        if len(data) != 3:
+            raise ShapeError("%s: pooling_convention='same' pools 1-D data only: input %r must be 3-d "
+                             "(batch, channel, width), got shape %s (MXNet 1.9.1 refuses it too)"
+                             % (self.name, 'data', _fmt_shape(data)))
+        if p.global_pool:
+            return
+        if any(p.pad[:3]):
+            raise ParamError("%s: pooling_convention='same' pads by itself and takes no pad: the first "
+                             "three entries of pad must be 0, got pad=%s (MXNet 1.9.1 refuses it too)"
+                             % (self.name, _fmt_shape(p.pad)))
+        if len(p.pad) < 3:
+            raise ParamError("%s: pooling_convention='same' needs pad spelled out as pad=(0, 0, 0), got "
+                             "pad=%s: MXNet 1.9.1 reads three pad entries there and fails on fewer, "
+                             "the default included" % (self.name, _fmt_shape(p.pad)))
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data, out = in_shapes[0], out_shapes[0]
