@@ -176,13 +176,13 @@ def test_fluent_method_of_a_missing_operator_says_so():
     assert not hasattr(a, 'no_such_method') and not hasattr(mx.sym.var('x'), 'Convolution')
 
 
-def test_tostype_has_dense_storage_only():
-    a = mx.nd.array([1, 2])
+def test_tostype_makes_each_storage_type():
+    a = mx.nd.array([1, 0])
     dense = a.tostype('default')
-    assert dense is not a and dense.asnumpy().tolist() == [1, 2]
-    for stype in ('csr', 'row_sparse'):
-        with pytest.raises(mx.MXNetError, match='dense arrays only'):
-            a.tostype(stype)
+    assert dense is not a and dense.asnumpy().tolist() == [1, 0]
+    assert a.tostype('row_sparse').indices.asnumpy().tolist() == [0]
+    with pytest.raises(mx.base.ShapeError, match='CSR the array must be 2-D'):
+        a.tostype('csr')
     with pytest.raises(mx.MXNetError, match='unknown storage type'):
         a.tostype('dense')
 

@@ -202,7 +202,8 @@ def test_damaged_ndarray_files_load_or_raise_mxnet_error(path):
                 return
             arrays = loaded.values() if isinstance(loaded, dict) else loaded
             for arr in arrays:
-                arr.asnumpy()
+                # a sparse array's dense form may be huge and valid (a big embedding): read what it stores
+                (arr.data if arr.stype != 'default' else arr).asnumpy()
     check()
 
 

@@ -691,9 +691,11 @@ class TestGoldenFiles:
         (arr,) = nd.load_frombuffer(buf)
         assert_loaded(arr, np.array([7, 8], np.float32))
 
-    def test_sparse_file_gives_clear_error(self):
-        with pytest.raises(NDArrayFileError, match='row_sparse'):
-            nd.load(str(GOLDEN / 'mx_row_sparse.nd'))
+    def test_mxnets_row_sparse_file_loads_and_saves_back_byte_for_byte(self, tmp_path):
+        (rsp,) = nd.load(str(GOLDEN / 'mx_row_sparse.nd'))
+        assert isinstance(rsp, nd.RowSparseNDArray) and rsp.stype == 'row_sparse'
+        nd.save(str(tmp_path / 'again.nd'), [rsp])
+        assert (tmp_path / 'again.nd').read_bytes() == (GOLDEN / 'mx_row_sparse.nd').read_bytes()
 
     @pytest.mark.skipif(not os.path.exists(MXNET_PYTHON), reason='no MXNet interpreter at %s' % MXNET_PYTHON)
     def test_mxnet_reads_reflib_files(self, tmp_path):
@@ -761,7 +763,7 @@ class TestBadFiles:
             # first record: magic +0, storage +4, ndim +8, two int64 dims +12, device +28, +32, dtype +36
             'unknown or unsupported dtype flag 99': raw[:header + 36] + struct.pack('<i', 99) + raw[header + 40:],
             'unknown device type 9': raw[:header + 28] + struct.pack('<i', 9) + raw[header + 32:],
-            'storage type 1': raw[:header + 4] + struct.pack('<i', 1) + raw[header + 8:],
+            'unknown storage type 7': raw[:header + 4] + struct.pack('<i', 7) + raw[header + 8:],
             'implausible ndim': raw[:header + 8] + struct.pack('<i', 1000) + raw[header + 12:],
             'announces 1099511627776 arrays': raw[:16] + struct.pack('<Q', 2 ** 40) + raw[24:],
         }

@@ -13,6 +13,8 @@ from .. import operator as _ops
 from ..context import cpu
 from ..operator.creation import create
 from . import random  # noqa: F401  (mx.nd.random.uniform, ... as in MXNet)
+from . import sparse  # noqa: F401  (mx.nd.sparse.csr_matrix, ... as in MXNet)
+from .sparse import CSRNDArray, RowSparseNDArray, cast_storage  # noqa: F401
 
 # MXNet keeps its underscore operators (_plus_scalar, _copy, ...) in mx.nd._internal too
 _internal = types.ModuleType(__name__ + '._internal', 'Internal operators, as mx.nd._internal.<name>.')

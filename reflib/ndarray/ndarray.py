@@ -259,14 +259,14 @@ class NDArray:
         return fluent_method(self, name, _call_operator, 'NDArray')
 
     def tostype(self, stype):
-        """A copy with storage type ``stype``; reflib's arrays are dense, so only 'default'."""
+        """A copy with storage type ``stype``: 'default', 'csr' (2-D) or 'row_sparse'."""
         if stype == 'default':
             return self.copy()
-        if stype in ('row_sparse', 'csr'):
-            raise MXNetError("tostype(%r): reflib has dense arrays only (stype='default'); sparse "
-                             "storage is not implemented" % stype)
-        raise MXNetError("tostype: unknown storage type %r; MXNet's are 'default', 'row_sparse' and "
-                         "'csr'" % (stype,))
+        cast = STORAGE_CASTS.get(stype)
+        if cast is None:
+            raise MXNetError("tostype: unknown storage type %r; MXNet's are 'default', 'row_sparse' and "
+                             "'csr'" % (stype,))
+        return cast(self)
 
     def tolist(self):
         return self.asnumpy().tolist()
@@ -625,6 +625,11 @@ def _as_shape(shape, what):
     if any(d < 0 for d in dims):
         raise ShapeError('%s: shape %s has a negative dimension' % (what, tuple(int(d) for d in dims)))
     return tuple(int(d) for d in dims)
+
+
+# storage type -> the function that converts a dense NDArray to it; sparse.py, which builds on
+# this file, fills it in
+STORAGE_CASTS = {}
 
 
 def _carry_failure(result, *sources):

@@ -18,7 +18,11 @@ from .ndarray import NDArray, check_out, use_operator_call
 from ..shapes import shape_is_known
 from ..symbol.positional import normalize_call
 
-__all__ = ['invoke', 'make_function']
+__all__ = ['invoke', 'make_function', 'SPARSE_FORMS']
+
+# operator name -> the function that runs it when an input is sparse (sparse.py fills it in:
+# dot of a CSR matrix); any other operator runs on the dense arrays
+SPARSE_FORMS = {}
 
 
 def invoke(op_name, *args, **kwargs):
@@ -40,6 +44,13 @@ def invoke(op_name, *args, **kwargs):
     for n, a in zip(names, inputs):
         if not isinstance(a, NDArray):
             raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
+    if any(type(a) is not NDArray and a.stype != 'default' for a in inputs):
+        sparse_form = SPARSE_FORMS.get(op.name)
+        if sparse_form is not None:
+            return sparse_form(*inputs, **raw)
+        # MXNet's storage fallback: an operator with no sparse form runs on the dense arrays
+        inputs = [a.todense() if a.stype != 'default' else a for a in inputs]
+    for n, a in zip(names, inputs):
         if not shape_is_known(a.shape):
             # legacy shapes read () and a 0 dimension as "unknown": MXNet refuses to run on them
             raise ShapeError('nd.%s: input %r has shape %s, which legacy shapes read as unknown; '

@@ -60,6 +60,7 @@ from ..base import MXNetError
 from ..context import Context, cpu, num_gpus
 from ..shapes import is_np_shape
 from .ndarray import NDArray, to_numpy
+from .sparse import CSRNDArray, RowSparseNDArray
 from ..util import atomic_write
 
 __all__ = ['save', 'load', 'load_frombuffer', 'save_to_bytes', 'NDArrayFileError']
@@ -83,6 +84,8 @@ FLAG_TO_DTYPE = {
 DTYPE_TO_FLAG = {dt.newbyteorder('='): flag for flag, dt in FLAG_TO_DTYPE.items()}
 
 STORAGE_NAMES = {0: 'default', 1: 'row_sparse', 2: 'csr'}
+STORAGE_CODES = {name: code for code, name in STORAGE_NAMES.items()}
+AUX_COUNT = {1: 1, 2: 2}        # row_sparse: indices; csr: indptr, then indices
 DEV_CPU, DEV_GPU = 1, 2
 CPU_LIKE_DEVICES = (DEV_CPU, 3, 5)     # cpu, cpu_pinned, cpu_shared
 
@@ -114,20 +117,37 @@ def _normalize(data):
                      'or a list of NDArrays, got %s' % type(data).__name__)
 
 
-def _record(arr, label, np_shape):
-    """The bytes of one array record (header and data) as a list of chunks."""
-    host = to_numpy(arr._data)     # (np.ascontiguousarray would turn 0-d into 1-d)
-    flag = DTYPE_TO_FLAG.get(host.dtype.newbyteorder('='))
+def _flag(dtype, label):
+    flag = DTYPE_TO_FLAG.get(np.dtype(dtype).newbyteorder('='))
     if flag is None:
         raise MXNetError('cannot save %s: dtype %s has no MXNet type flag (supported: %s)'
-                         % (label, host.dtype, ', '.join(str(d) for d in FLAG_TO_DTYPE.values())))
+                         % (label, dtype, ', '.join(str(d) for d in FLAG_TO_DTYPE.values())))
+    return flag
+
+
+def _shape_bytes(shape):
+    return struct.pack('<i%dq' % len(shape), len(shape), *shape)
+
+
+def _record(arr, label, np_shape):
+    """The bytes of one array record (header and data) as a list of chunks.  A sparse array
+    adds its storage shape (the stored values' shape) after the storage type, and after the
+    dtype each index array's type flag and shape; its values, then its index arrays, follow."""
+    host = to_numpy(arr._data)     # (np.ascontiguousarray would turn 0-d into 1-d)
+    flag = _flag(host.dtype, label)
     magic = RECORD_MAGIC_V3 if np_shape else RECORD_MAGIC_V2
     ctx = arr.context
-    header = struct.pack('<Iii', magic, 0, host.ndim)
-    header += struct.pack('<%dq' % host.ndim, *host.shape)
+    storage = STORAGE_CODES[arr.stype]
+    header = struct.pack('<Ii', magic, storage)
+    aux = [to_numpy(a) for a in arr._aux] if storage else []
+    if storage:
+        header += _shape_bytes(host.shape)
+    header += _shape_bytes(arr.shape)
     header += struct.pack('<iii', ctx.device_typeid, ctx.device_id, flag)
-    body = host.astype(FLAG_TO_DTYPE[flag], copy=False).tobytes(order='C')
-    return [header, body]
+    for a in aux:
+        header += struct.pack('<i', _flag(a.dtype, label)) + _shape_bytes(a.shape)
+    body = [x.astype(x.dtype.newbyteorder('<'), copy=False).tobytes(order='C') for x in [host] + aux]
+    return [header] + body
 
 
 def _write(stream, arrays, names):
@@ -211,16 +231,66 @@ class _Reader:
         return values[0] if len(values) == 1 else values
 
 
+def _read_shape(reader, what):
+    ndim = reader.unpack('<i', 'the ndim of ' + what)
+    if ndim < 0 or ndim > 32:
+        reader.fail('implausible ndim %d for %s (corrupt record)' % (ndim, what))
+    shape = reader.unpack('<%dq' % ndim, what) if ndim else ()
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d < 0 for d in shape):
+        reader.fail('negative dimension in %s %s' % (what, shape))
+    return shape
+
+
+def _read_values(reader, shape, dtype, what):
+    count = math.prod(shape)     # exact: garbage dims cannot overflow
+    if math.prod(d for d in shape if d) * dtype.itemsize >= 2 ** 62:
+        reader.fail('implausible shape %s (corrupt record)' % (shape,))
+    raw = reader.take(count * dtype.itemsize, 'the data of a %s %s %s' % (dtype.name, shape, what))
+    return np.frombuffer(raw, dtype=dtype.newbyteorder('<'), count=count).reshape(shape).astype(
+        dtype.newbyteorder('='), copy=True)
+
+
+def _read_sparse(reader, storage):
+    """The rest of a sparse record -> (make(ctx) giving the sparse array, device type, id)."""
+    stored = _read_shape(reader, 'the storage shape')
+    shape = _read_shape(reader, 'the shape')
+    dev_type, dev_id, flag = reader.unpack('<iii', 'the device and dtype')
+    dtype = FLAG_TO_DTYPE.get(flag)
+    if dtype is None or dev_type not in CPU_LIKE_DEVICES + (DEV_GPU,):
+        reader.fail('unknown dtype flag %d or device type %d' % (flag, dev_type))
+    aux_specs = []
+    for k in range(AUX_COUNT[storage]):
+        aux_dtype = FLAG_TO_DTYPE.get(reader.unpack('<i', 'an index type flag'))
+        if aux_dtype is None:
+            reader.fail('unknown index dtype flag')
+        aux_specs.append((aux_dtype, _read_shape(reader, 'an index shape')))
+    values = _read_values(reader, stored, dtype, 'values')
+    aux = [_read_values(reader, s, d, 'index array') for d, s in aux_specs]
+
+    def make(ctx):
+        cls = CSRNDArray if storage == 2 else RowSparseNDArray
+        with ctx.device_scope():
+            out = cls(ctx.xp.asarray(values), [ctx.xp.asarray(a) for a in aux], shape, ctx)
+        try:
+            out.check_format(full_check=False)
+        except MXNetError as err:
+            reader.fail(str(err))
+        return out
+    return make, dev_type, dev_id
+
+
 def _read_record(reader):
-    """One array record -> (numpy array, saved device type, saved device id)."""
+    """One array record -> (make(ctx) giving the array there, saved device type, saved device id)."""
     first = reader.unpack('<I', 'the record magic')
     np_shape = False
     if first in (RECORD_MAGIC_V2, RECORD_MAGIC_V3):
         np_shape = first == RECORD_MAGIC_V3
         storage = reader.unpack('<i', 'the storage type')
+        if storage in AUX_COUNT:
+            return _read_sparse(reader, storage)
         if storage != 0:
-            reader.fail('storage type %d (%s) is not supported; reflib reads dense arrays only'
-                        % (storage, STORAGE_NAMES.get(storage, 'unknown')))
+            reader.fail('unknown storage type %d (MXNet has 0 default, 1 row_sparse, 2 csr)' % storage)
         ndim = reader.unpack('<i', 'ndim')
         dim_fmt = 'q'
     elif first == RECORD_MAGIC_V1:
@@ -248,12 +318,14 @@ def _read_record(reader):
     if dtype is None:
         reader.fail('unknown or unsupported dtype flag %d (known: %s)'
                     % (flag, ', '.join('%d=%s' % kv for kv in FLAG_TO_DTYPE.items())))
-    count = math.prod(shape)     # exact: garbage dims cannot overflow
-    if math.prod(d for d in shape if d) * dtype.itemsize >= 2 ** 62:
-        reader.fail('implausible shape %s (corrupt record)' % (shape,))
-    raw = reader.take(count * dtype.itemsize, 'the data of a %s %s array' % (dtype.name, shape))
-    values = np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
-    return values.astype(dtype.newbyteorder('='), copy=True), dev_type, dev_id
+    values = _read_values(reader, shape, dtype, 'array')
+
+    def make(ctx):
+        if ctx.device_type == 'gpu':
+            with ctx.device_scope():
+                return NDArray(ctx.xp.asarray(values), ctx)
+        return NDArray(values, ctx)
+    return make, dev_type, dev_id
 
 
 def _load_context(dev_type, dev_id):
@@ -278,12 +350,8 @@ def _parse(buf, source):
     arrays = []
     for k in range(count):
         reader.where = 'array %d of %d' % (k, count)
-        values, dev_type, dev_id = _read_record(reader)
-        ctx = _load_context(dev_type, dev_id)
-        if ctx.device_type == 'gpu':
-            with ctx.device_scope():
-                values = ctx.xp.asarray(values)
-        arrays.append(NDArray(values, ctx))
+        make, dev_type, dev_id = _read_record(reader)
+        arrays.append(make(_load_context(dev_type, dev_id)))
     reader.where = 'the name table'
     nnames = reader.unpack('<Q', 'the name count')
     if nnames not in (0, count):

@@ -140,7 +140,7 @@ def _state_to_numpy(state):
     def leaf(a):
         if isinstance(a, NDArray):
             return a.asnumpy()
-        return a.values if isinstance(a, _MXNetPickledNDArray) else a
+        return a.values.asnumpy() if isinstance(a, _MXNetPickledNDArray) else a
     return map_state(leaf, state)
 
 
@@ -358,12 +358,13 @@ class _MXNetPickledNDArray:
         raw = state.get('handle') if isinstance(state, dict) else None
         if raw is None:
             raise OptimizerError('set_states: an MXNet NDArray in the states has no data')
-        self.values, self.dev_type, self.dev_id = _read_record(_Reader(bytes(raw), 'a pickled MXNet NDArray'))
+        self._make, self.dev_type, self.dev_id = _read_record(_Reader(bytes(raw), 'a pickled MXNet NDArray'))
+        self.values = self._make(cpu(0))
 
     def to_ndarray(self):
         """The array on the CPU device it was saved from (cpu, cpu_pinned, cpu_shared), else cpu(0)."""
         cpu_like = Context.devtype2str.get(self.dev_type) in ('cpu', 'cpu_pinned', 'cpu_shared')
-        return NDArray(self.values, Context(self.dev_type, self.dev_id) if cpu_like else cpu(0))
+        return self._make(Context(self.dev_type, self.dev_id) if cpu_like else cpu(0))
 
 
 _NUMPY_GLOBALS = {(m, n) for m in ('numpy.core.multiarray', 'numpy._core.multiarray')

@@ -65,7 +65,7 @@ def main():
     # a 0-d array can only be stored in numpy-shape mode (record magic 0xF993FACA)
     with mx.util.np_shape(True):
         mx.nd.save(path('mx_npshape_scalar.nd'), [mx.nd.array(np.array(2.5, dtype=np.float32))])
-    # sparse storage, which reflib refuses with a clear error
+    # sparse storage (row_sparse), which reflib loads and saves back byte for byte
     rsp = mx.nd.sparse.row_sparse_array((np.ones((1, 2), np.float32), np.array([1])), shape=(3, 2))
     mx.nd.save(path('mx_row_sparse.nd'), [rsp])
 
