@@ -44,6 +44,7 @@ linalg_diag    its diagonals and triangles: sumlogdiag, extract/makediag, extrac
 linalg_factor  its factorizations: syevd (eigendecomposition), gelqf (LQ)
 update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
 sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
+pdf        probability densities of samples: _random_pdf_normal, _random_pdf_dirichlet, ...
 common     helpers the families share (no operators)
 """
 
