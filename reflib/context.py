@@ -12,6 +12,7 @@ book demonstrates model and data parallelism on a laptop.
 
 import contextlib
 import threading
+import warnings
 
 import numpy as np
 
@@ -22,6 +23,16 @@ __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus']
 
 # numpy needs no device scope; one shared do-nothing ``with`` block serves every call
 _NO_SCOPE = contextlib.nullcontext()
+
+
+class _DefaultContext:
+    """``Context.default_ctx``: the current context, read on the class, as MXNet's deprecated
+    class property gives it (``mx.current_context()`` is the way to ask)."""
+
+    def __get__(self, instance, owner):
+        warnings.warn('Context.default_ctx is deprecated (as in MXNet): use mx.current_context()',
+                      DeprecationWarning, stacklevel=2)
+        return current_context()
 
 
 class Context:
@@ -39,6 +50,7 @@ class Context:
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {v: k for k, v in devtype2str.items()}
     _local = threading.local()
+    default_ctx = _DefaultContext()
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):

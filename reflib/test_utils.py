@@ -86,10 +86,100 @@ def random_sample(population, k):
 
 def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A standard normal NDArray of ``shape`` (dense storage only in reflib)."""
-    if stype != 'default':
-        raise MXNetError("rand_ndarray: reflib has dense arrays only (stype='default'), got stype=%r" % stype)
-    return array(random_arrays(shape), ctx=ctx or default_context(), dtype=dtype)
+    """A random NDArray of ``shape``: standard normal when dense, else as ``rand_sparse_ndarray``."""
+    if stype == 'default':
+        return array(random_arrays(shape), ctx=ctx or default_context(), dtype=dtype)
+    return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, distribution=distribution,
+                               modifier_func=modifier_func, shuffle_csr_indices=shuffle_csr_indices, ctx=ctx)[0]
+
+
+def assign_each(the_input, function):
+    """``function`` applied to every element of ``the_input`` (a float64 numpy array back);
+    None gives a copy."""
+    if function is None:
+        return np.array(the_input)
+    return np.vectorize(function, otypes=[np.float64])(np.asarray(the_input))
+
+
+def assign_each2(input1, input2, function):
+    """``function`` applied to every pair of elements of two same-shaped arrays (float64)."""
+    if function is None:
+        return np.array(input1)
+    return np.vectorize(function, otypes=[np.float64])(np.asarray(input1), np.asarray(input2))
+
+
+def _powerlaw_csr(rows, cols, density, dtype):
+    """A dense matrix whose rows hold 1, then 2, 4, 8... non-zeros (capped at a full row),
+    ``rows * cols * density`` of them in all, each 1 + uniform(0.001, 2)."""
+    budget = int(rows * cols * density)
+    if budget < 2 * rows:
+        raise ValueError('rand_sparse_ndarray: a powerlaw CSR needs at least two non-zeros a row '
+                         '(rows * cols * density = %d for %d rows)' % (budget, rows))
+    out = np.zeros((rows, cols), dtype=dtype)
+    for r in range(rows):
+        out[r, 0] = 1 + np.random.uniform(0.001, 2)
+    budget -= rows
+    for r in range(rows):
+        width = min(cols, 2 ** (r + 1))
+        take = min(width - 1, budget)
+        out[r, 1:1 + take] = 1 + np.random.uniform(0.001, 2, size=take)
+        budget -= take
+        if budget <= 0:
+            break
+    return out
+
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
+                        rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
+    """A random sparse array and its parts, as MXNet's helper makes them.
+
+    ``'row_sparse'``: each row is kept with probability ``density`` (or the rows
+    ``rsp_indices``), its values uniform in [0, 1) (or ``data_init``, then ``modifier_func``
+    on each); returns ``(array, (values, indices))``.  ``'csr'``: a 2-D matrix of that
+    density, ``distribution`` 'uniform' (values uniform in [0, 1), or ``data_init``) or
+    'powerlaw' (rows of 1, 2, 4... non-zeros); ``shuffle_csr_indices`` leaves each row's
+    columns unsorted; returns ``(array, (indptr, indices, data))`` as NDArrays.
+    """
+    ctx = ctx or default_context()
+    density = np.random.rand() if density is None else density
+    dtype = default_dtype() if dtype is None else dtype
+    distribution = distribution or 'uniform'
+    if stype == 'row_sparse':
+        if distribution != 'uniform':
+            raise ValueError('rand_sparse_ndarray: row_sparse has only the uniform distribution')
+        indices = (np.asarray(rsp_indices) if rsp_indices is not None
+                   else np.flatnonzero(np.random.rand(shape[0]) < density))
+        if len(indices) == 0:
+            return mx.nd.sparse.zeros('row_sparse', shape, ctx=ctx, dtype=dtype), (np.array([], dtype=dtype),
+                                                                                     np.array([]))
+        values = np.random.rand(len(indices), *shape[1:]).astype(dtype)
+        if data_init is not None:
+            values.fill(data_init)
+        if modifier_func is not None:
+            values = assign_each(values, modifier_func)
+        arr = mx.nd.sparse.row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx)
+        return arr, (values, indices)
+    if stype != 'csr':
+        raise ValueError('rand_sparse_ndarray: unknown storage type %r' % (stype,))
+    if len(shape) != 2:
+        raise ValueError('rand_sparse_ndarray: a CSR array is 2-D, got shape %s' % (shape,))
+    if distribution == 'powerlaw':
+        arr = mx.nd.sparse.csr_matrix(_powerlaw_csr(shape[0], shape[1], density, dtype), ctx=ctx, dtype=dtype)
+    elif distribution == 'uniform':
+        import scipy.sparse as sparse_module     # only the sparse helpers need scipy
+        matrix = sparse_module.random(shape[0], shape[1], density=density, format='csr',
+                                      random_state=np.random.randint(2 ** 31), dtype=np.float64)
+        matrix.data = matrix.data.astype(dtype)
+        if data_init is not None:
+            matrix.data.fill(data_init)
+        if shuffle_csr_indices:
+            for r in range(shape[0]):
+                np.random.shuffle(matrix.indices[matrix.indptr[r]:matrix.indptr[r + 1]])
+        arr = mx.nd.sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr), shape=shape, dtype=dtype,
+                                      ctx=ctx)
+    else:
+        raise ValueError('rand_sparse_ndarray: unknown distribution %r' % (distribution,))
+    return arr, (arr.indptr, arr.indices, arr.data)
 
 
 def _dims(highs, allow_zero_size):

@@ -66,3 +66,16 @@ def test_same_symbol_structure_compares_every_node():
     assert tu.same_symbol_structure(s1, s2)
     # MXNet 1.9.1 says True here (it stops at the shorter graph): reflib compares all nodes
     assert not tu.same_symbol_structure(s1, mx.sym.relu(s1))
+
+
+def test_rand_sparse_ndarray_makes_what_it_is_asked_for():
+    np.random.seed(3)
+    rsp, (values, rows) = mx.test_utils.rand_sparse_ndarray((6, 2), 'row_sparse', density=0.5, data_init=7)
+    assert rsp.stype == 'row_sparse' and rsp.indices.asnumpy().tolist() == list(rows)
+    assert (values == 7).all() and (rsp.asnumpy()[rows] == 7).all()
+    csr, (indptr, indices, data) = mx.test_utils.rand_sparse_ndarray((4, 10), 'csr', density=0.3)
+    assert csr.stype == 'csr' and csr.data.shape == data.shape == (12,)
+    power, _ = mx.test_utils.rand_sparse_ndarray((4, 16), 'csr', density=0.5, distribution='powerlaw')
+    assert np.diff(power.indptr.asnumpy()).tolist() == [2, 4, 8, 16]      # 1, 2, 4... more a row
+    assert mx.test_utils.rand_ndarray((3, 3), 'csr', density=1.0).asnumpy().all()
+    assert mx.test_utils.assign_each(np.array([1, 2]), lambda v: v * 10).tolist() == [10.0, 20.0]

@@ -627,9 +627,10 @@ def _as_shape(shape, what):
     return tuple(int(d) for d in dims)
 
 
-# storage type -> the function that converts a dense NDArray to it; sparse.py, which builds on
-# this file, fills it in
+# storage type -> the function that converts a dense NDArray to it, and the sparse zeros
+# (zeros(shape, stype='csr')); sparse.py, which builds on this file, fills both in
 STORAGE_CASTS = {}
+STORAGE_ZEROS = []
 
 
 def _carry_failure(result, *sources):
@@ -680,7 +681,9 @@ def _filled(fill, shape, ctx, dtype, out, what):
     return out
 
 
-def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
+    if stype not in (None, 'default'):
+        return STORAGE_ZEROS[0](stype, shape, ctx, dtype)
     return _filled(0, shape, ctx, dtype, out, 'zeros')
 
 
@@ -690,6 +693,8 @@ def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     # zero-filled rather than garbage: reproducible notebooks matter more than the memset
+    if stype not in (None, 'default'):
+        return STORAGE_ZEROS[0](stype, shape, ctx, dtype)
     return _alloc(0, shape, ctx, dtype)
 
 

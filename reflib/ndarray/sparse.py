@@ -24,11 +24,11 @@ import numpy as np
 from ..base import MXNetError, ParamError, ShapeError, mx_real_t
 from ..context import Context, current_context
 from ..shapes import prod
-from .ndarray import STORAGE_CASTS, NDArray, move, to_numpy
+from .ndarray import STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
 from .op_functions import SPARSE_FORMS, invoke
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'zeros',
-           'empty', 'array', 'dot', 'retain', 'cast_storage']
+           'zeros_like', 'empty', 'array', 'dot', 'retain', 'cast_storage']
 
 INDEX_DTYPE = np.int64
 
@@ -409,6 +409,11 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     raise MXNetError("zeros: unknown storage type %r; MXNet's are 'default', 'row_sparse' and 'csr'" % (stype,))
 
 
+def zeros_like(data):
+    """Zeros of ``data``'s shape, dtype, storage type and context."""
+    return zeros(data.stype, data.shape, data.context, data.dtype)
+
+
 def empty(stype, shape, ctx=None, dtype=None):
     """As zeros: reflib hands out initialised memory (reproducible), sparse or not."""
     return zeros(stype, shape, ctx, dtype)
@@ -478,3 +483,4 @@ SPARSE_FORMS['dot'] = dot
 SPARSE_FORMS['_sparse_retain'] = retain
 STORAGE_CASTS['csr'] = lambda dense: cast_storage(dense, 'csr')
 STORAGE_CASTS['row_sparse'] = lambda dense: cast_storage(dense, 'row_sparse')
+STORAGE_ZEROS.append(zeros)
