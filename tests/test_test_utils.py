@@ -113,8 +113,7 @@ def test_random_data_helpers():
     assert len(set(pick)) == 4 and set(pick) <= set(range(10))
     nd = tu.rand_ndarray((3, 2), dtype='float64')
     assert isinstance(nd, mx.nd.NDArray) and nd.shape == (3, 2) and nd.dtype == np.float64
-    with pytest.raises(mx.MXNetError, match='dense'):
-        tu.rand_ndarray((3, 2), stype='csr')
+    assert tu.rand_ndarray((3, 2), stype='csr', density=0.5).stype == 'csr'
     for _ in range(20):
         s2, s3, sn = tu.rand_shape_2d(4, 5), tu.rand_shape_3d(2, 2, 2), tu.rand_shape_nd(4, dim=3)
         assert len(s2) == 2 and 1 <= s2[0] <= 4 and 1 <= s2[1] <= 5
