@@ -28,7 +28,7 @@ from .ndarray import STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
 from .op_functions import SPARSE_FORMS, invoke
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'zeros',
-           'zeros_like', 'empty', 'array', 'dot', 'retain', 'cast_storage']
+           'zeros_like', 'empty', 'array', 'dot', 'retain', 'cast_storage', 'add', 'subtract', 'multiply', 'divide']
 
 INDEX_DTYPE = np.int64
 
@@ -459,6 +459,55 @@ def retain(data, indices):
         rows = xp.zeros((len(wanted),) + data.shape[1:], dtype=data._data.dtype)
         rows[found] = data._data[where[found]]
     return RowSparseNDArray(rows, [wanted], data.shape, data.context)
+
+
+def _elementwise(name, lhs, rhs, keep_sparsity):
+    """``mx.nd.sparse.<name>``: a sparse ``lhs`` keeps its storage where only its stored
+    values can change (times or over anything that broadcasts to it; plus or minus the same
+    sparse form); anything else runs on the dense arrays, as MXNet's fallback does."""
+    op = {'add': np.add, 'subtract': np.subtract, 'multiply': np.multiply, 'divide': np.true_divide}[name]
+    if isinstance(lhs, BaseSparseNDArray):
+        if name in ('add', 'subtract') and type(rhs) is type(lhs) and rhs.shape == lhs.shape:
+            return lhs._combined(rhs, 1 if name == 'add' else -1)
+        if keep_sparsity:
+            if np.isscalar(rhs):
+                return lhs._scaled(rhs, op)
+            other = rhs.todense() if isinstance(rhs, BaseSparseNDArray) else rhs
+            xp = lhs._ctx.xp
+            spread = xp.broadcast_to(other._data, lhs.shape)
+            if isinstance(lhs, CSRNDArray):
+                rows = xp.repeat(xp.arange(lhs.shape[0]), xp.diff(lhs._aux[0]))
+                at = spread[rows, lhs._aux[1]]
+            else:
+                at = spread[lhs._aux[0]]
+            return type(lhs)(op(lhs._data, at.astype(lhs._data.dtype)), [a.copy() for a in lhs._aux], lhs.shape,
+                             lhs._ctx)
+    dense = [x.todense() if isinstance(x, BaseSparseNDArray) else x for x in (lhs, rhs)]
+    if np.isscalar(dense[1]):
+        return {'add': lambda a, b: a + b, 'subtract': lambda a, b: a - b, 'multiply': lambda a, b: a * b,
+                'divide': lambda a, b: a / b}[name](*dense)
+    return invoke('broadcast_' + {'add': 'add', 'subtract': 'sub', 'multiply': 'mul', 'divide': 'div'}[name],
+                  dense[0], dense[1])
+
+
+def add(lhs, rhs):
+    """lhs + rhs: sparse when both are the same sparse form, else dense."""
+    return _elementwise('add', lhs, rhs, False)
+
+
+def subtract(lhs, rhs):
+    """lhs - rhs: sparse when both are the same sparse form, else dense."""
+    return _elementwise('subtract', lhs, rhs, False)
+
+
+def multiply(lhs, rhs):
+    """lhs * rhs, broadcasting rhs: keeps a sparse lhs's storage (zeros stay zero)."""
+    return _elementwise('multiply', lhs, rhs, True)
+
+
+def divide(lhs, rhs):
+    """lhs / rhs, broadcasting rhs: keeps a sparse lhs's storage (only stored values are divided)."""
+    return _elementwise('divide', lhs, rhs, True)
 
 
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
