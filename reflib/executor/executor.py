@@ -373,7 +373,8 @@ class Executor:
             target[:] = value
         governor.check()        # BLAS threads: the cores other processes leave free (threads.py)
         values = self._bound_values()
-        failed = engine.failure_of([arr._data for _, arr in self._bound])
+        # an argument computed by a failed operator (engine.py); the list only when anything failed
+        failed = engine.failure_of([arr._data for _, arr in self._bound]) if engine.pending() else None
         if failed is None:
             try:
                 self._run_steps(values, is_train)
@@ -451,9 +452,11 @@ class Executor:
         """
         if not self._needs_backward:
             return  # no argument wants a gradient: nothing to compute
-        heads = out_grads.values() if isinstance(out_grads, dict) else (
-            out_grads if isinstance(out_grads, (list, tuple)) else [out_grads])
-        failed = self._failed or engine.failure_of([g._data for g in heads if isinstance(g, NDArray)])
+        failed = self._failed
+        if failed is None and engine.pending():     # a head gradient from a failed operator
+            heads = out_grads.values() if isinstance(out_grads, dict) else (
+                out_grads if isinstance(out_grads, (list, tuple)) else [out_grads])
+            failed = engine.failure_of([g._data for g in heads if isinstance(g, NDArray)])
         if failed is None:
             try:
                 return self._backward(out_grads)

@@ -23,7 +23,6 @@ import numpy as np
 
 from ..base import MXNetError, ParamError, ShapeError, mx_real_t
 from ..context import Context, current_context
-from ..shapes import prod
 from .ndarray import STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
 from .op_functions import SPARSE_FORMS, invoke
 

@@ -114,17 +114,25 @@ _WINDOW_PARAMS = {
 }
 
 
-@register
-class Im2col(Operator):
-    """Every kernel window of channel-first data as a column: (N, C, *spatial) ->
-    (N, C * prod(kernel), number of windows); see the module doc."""
-    name = 'im2col'
-    params = dict(_WINDOW_PARAMS)
+class _Windowed(Operator):
+    """What im2col and col2im share: the window geometry, checked when the node is made (as
+    MXNet does), and a backward that reads only the data's shape."""
 
     def parse_params(self, raw):
         p = super().parse_params(raw)
         _geometry(self.name, p)          # as MXNet: a bad geometry is refused when the node is made
         return p
+
+    def backward_reads(self, p):
+        return [], []                       # only the data's shape
+
+
+@register
+class Im2col(_Windowed):
+    """Every kernel window of channel-first data as a column: (N, C, *spatial) ->
+    (N, C * prod(kernel), number of windows); see the module doc."""
+    name = 'im2col'
+    params = dict(_WINDOW_PARAMS)
 
     def _grid(self, p, shape, geometry):
         nd = len(geometry[0])
@@ -143,9 +151,6 @@ class Im2col(Operator):
         out = (data[0], data[1] * prod(geometry[0]), prod(grid))
         return [data], [merge_shape(out_shapes[0], out, '%s: output' % self.name)], aux_shapes
 
-    def backward_reads(self, p):
-        return [], []                       # only the data's shape
-
     def forward(self, p, env, inputs, aux):
         data = inputs[0]
         _check_float(self.name, data)
@@ -161,17 +166,12 @@ class Im2col(Operator):
 
 
 @register
-class Col2im(Operator):
+class Col2im(_Windowed):
     """Columns summed back into an image: (N, C * prod(kernel), number of windows) ->
     (N, C, *output_size), each value added where its window read; see the module doc."""
     name = 'col2im'
     params = {'output_size': Param('shape', doc='spatial size of the image' + _SHAPE_DOC, low=1),
               **_WINDOW_PARAMS}
-
-    def parse_params(self, raw):
-        p = super().parse_params(raw)
-        _geometry(self.name, p)
-        return p
 
     def _image_shape(self, p, shape, geometry):
         """(N, C, *output_size) for columns of ``shape``, and the window grid; checks ``shape``."""
@@ -195,9 +195,6 @@ class Col2im(Operator):
             return list(in_shapes), list(out_shapes), aux_shapes
         out, _ = self._image_shape(p, data, _geometry(self.name, p))
         return [data], [merge_shape(out_shapes[0], out, '%s: output' % self.name)], aux_shapes
-
-    def backward_reads(self, p):
-        return [], []                       # only the data's shape
 
     def forward(self, p, env, inputs, aux):
         data = inputs[0]

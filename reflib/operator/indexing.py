@@ -12,7 +12,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from .common import shape_str, normalize_axis, fresh_copy, scatter_add, any_true, to_host
-from ..base import ComputeError, MXNetError, ParamError, ShapeError
+from ..base import ComputeError, ParamError, ShapeError
 
 
 class IndexRangeError(ComputeError, IndexError):

@@ -35,7 +35,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape, prod
 from .common import shape_str, scatter_add
-from ..base import ComputeError, ParamError, ShapeError, TypeInferError
+from ..base import ComputeError, ShapeError, TypeInferError
 
 _FLOATS = ('None', 'float16', 'float32', 'float64')
 

@@ -122,9 +122,12 @@ class BaseConvRNNCell(BaseRNNCell):
     def _num_gates(self):
         return len(self._gate_names)
 
+    # how many states the cell carries, all of the input convolution's output shape
+    _num_states = 2
+
     @property
     def state_info(self):
-        return [{'shape': self._state_shape, '__layout__': self._conv_layout} for _ in range(2)]
+        return [{'shape': self._state_shape, '__layout__': self._conv_layout} for _ in range(self._num_states)]
 
     def _conv_forward(self, inputs, states, name):
         """This step's two convolutions: of the input, and of the previous hidden state."""
@@ -157,9 +160,7 @@ class ConvRNNCell(BaseConvRNNCell):
                          i2h_bias_initializer=i2h_bias_initializer, h2h_bias_initializer=h2h_bias_initializer,
                          activation=activation, prefix=prefix, params=params, conv_layout=conv_layout)
 
-    @property
-    def state_info(self):
-        return [{'shape': self._state_shape, '__layout__': self._conv_layout}]
+    _num_states = 1
 
     @property
     def _gate_names(self):
@@ -189,10 +190,6 @@ class ConvLSTMCell(BaseConvRNNCell):
                          h2h_weight_initializer=h2h_weight_initializer,
                          i2h_bias_initializer=i2h_bias_initializer, h2h_bias_initializer=h2h_bias_initializer,
                          activation=activation, prefix=prefix, params=params, conv_layout=conv_layout)
-
-    @property
-    def state_info(self):
-        return [{'shape': self._state_shape, '__layout__': self._conv_layout} for _ in range(2)]
 
     @property
     def _gate_names(self):
@@ -231,9 +228,7 @@ class ConvGRUCell(BaseConvRNNCell):
                          i2h_bias_initializer=i2h_bias_initializer, h2h_bias_initializer=h2h_bias_initializer,
                          activation=activation, prefix=prefix, params=params, conv_layout=conv_layout)
 
-    @property
-    def state_info(self):
-        return [{'shape': self._state_shape, '__layout__': self._conv_layout}]
+    _num_states = 1
 
     @property
     def _gate_names(self):
