@@ -19,7 +19,7 @@ import pytest
 import reflib as mx
 from reflib.base import MXNetError, ParamError, TypeInferError
 from reflib.test_utils import check_op_gradient
-from device import CTX, get
+from device import CTX, MODE, get
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with np.load(os.path.join(HERE, 'golden', 'ops_amp.npz')) as _npz:
@@ -44,7 +44,14 @@ def test_amp_cast_as_mxnet(i):
     exe = mx.sym.amp_cast(mx.sym.var('x'), dtype=dt).simple_bind(CTX, x=x.shape, type_dict={'x': ind})
     exe.arg_dict['x'][:] = x
     assert exe.outputs[0].dtype == GOLDEN['cast%d_out' % i].dtype        # known before forward
-    assert_same(exe.forward(is_train=True)[0].asnumpy(), GOLDEN['cast%d_out' % i], 'output')
+    got, want = exe.forward(is_train=True)[0].asnumpy(), GOLDEN['cast%d_out' % i]
+    if MODE == 'gpu' and np.dtype(dt).kind in 'iu':
+        # NaN, infinities and values outside the integer type convert as the hardware does (C++
+        # leaves them undefined): MXNet's golden values are x86's, a GPU saturates instead, as
+        # MXNet's own GPU kernel would.  The values that fit must agree exactly.
+        fits = np.isfinite(x) & (x > np.iinfo(dt).min - 1) & (x < np.iinfo(dt).max + 1)
+        got, want = got[fits], want[fits]
+    assert_same(got, want, 'output')
     head = GOLDEN['cast%d_head' % i]
     exe.backward([mx.nd.array(head, dtype=head.dtype)])
     assert_same(exe.grad_dict['x'].asnumpy(), GOLDEN['cast%d_grad' % i], 'gradient')

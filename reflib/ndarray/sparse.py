@@ -230,7 +230,7 @@ class CSRNDArray(BaseSparseNDArray):
         start, stop, _ = key.indices(rows)
         stop = max(start, stop)
         indptr = self._aux[0]
-        lo, hi = int(indptr[start]), int(indptr[stop])
+        lo, hi = (int(v) for v in to_numpy(indptr[[start, stop]]))    # one host read, as MXNet's
         return CSRNDArray(self._data[lo:hi].copy(), [indptr[start:stop + 1] - lo, self._aux[1][lo:hi].copy()],
                           (stop - start, self._shape[1]), self._ctx)
 
