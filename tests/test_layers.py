@@ -33,9 +33,9 @@ UPWARD = {
 # only these, each an MXNet tie.
 CIRCLES = [
     # Symbol.bind / simple_bind return an Executor, and the executor reads the graph (and
-    # rewrites it first: common_expr)
-    {'reflib.executor', 'reflib.executor.executor', 'reflib.symbol.common_expr', 'reflib.symbol.infer',
-     'reflib.symbol.serialization', 'reflib.symbol.symbol'},
+    # rewrites it first: common_expr; and asks which gradients are row_sparse: storage)
+    {'reflib.executor', 'reflib.executor.executor', 'reflib.executor.sparse_storage', 'reflib.symbol.common_expr',
+     'reflib.symbol.infer', 'reflib.symbol.serialization', 'reflib.symbol.storage', 'reflib.symbol.symbol'},
     # mx.init.FusedRNN initialises a FusedRNNCell's flat vector through the cell, and rnn/
     # builds on the initializers (LSTMBias, FusedRNN): MXNet's initializer imports rnn too
     {'reflib.initializer', 'reflib.rnn.fused', 'reflib.rnn.rnn_cell'},

@@ -23,12 +23,16 @@ from ..context import Context
 from ..ndarray import NDArray, zeros
 from ..ndarray.ndarray import move
 from ..operator.registry import OpEnv
+from ..operator.sparse_rows import SparseRows, is_csr_matrix
 from ..symbol.common_expr import eliminate_common_expr, elimination_enabled
 from ..symbol.symbol import check_unique_variables, topo_order
 from ..symbol.infer import infer_graph_shapes, infer_graph_types
+from ..symbol.storage import argument_stypes, gradient_stypes
+from ..ndarray.sparse import zeros as sparse_zeros
 from ..shapes import prod, shape_is_known
 from .plan import build_plan
 from .memory import check_fits, plan_memory
+from .sparse_storage import bound_value, sparse_gradient_arrays, store_dense, store_rows
 from ..threads import governor
 
 __all__ = ['Executor', 'simple_bind']
@@ -111,7 +115,7 @@ class StepArrays:
     """An executor's arrays for one step of its plan: the OpEnv of each mode (``out``: the
     planned arrays forward writes into), the planned gradient arrays of the inputs, and
     read-only stand-ins for the forward values this step's backward never reads."""
-    __slots__ = ('env_train', 'env_test', 'env_backward', 'grad_bufs', 'stub_ins', 'stub_outs')
+    __slots__ = ('env_train', 'env_test', 'env_backward', 'grad_bufs', 'stub_ins', 'stub_outs', 'densify')
 
     def __init__(self, step):
         self.env_train = OpEnv(step.ctx, True)
@@ -119,6 +123,7 @@ class StepArrays:
         # backward's own: its grad_out is set on every call (which gradient arrays are still free)
         self.env_backward = OpEnv(step.ctx, True, step.wants)
         self.grad_bufs = self.stub_ins = self.stub_outs = None
+        self.densify = ()       # (input position, slot): a CSR argument this operator reads densely
 
 
 class Executor:
@@ -154,6 +159,9 @@ class Executor:
         self._grad_req = [r if g is not None else 'null' for r, g in zip(reqs, self._grads)]
         if aux_names and aux_states is None:
             raise BindError('bind: the symbol has auxiliary states %s; pass aux_states' % aux_names)
+        # the arguments whose gradient stays row_sparse (sparse_storage.py): slot -> its array
+        self._grad_sparse_args = sparse_gradient_arrays(symbol, arg_names, self.arg_arrays, self._grads,
+                                                        self._grad_req)
         self.aux_arrays = _arrays_by_name('aux_states', aux_states or [], aux_names)
         for name, arr in zip(aux_names, self.aux_arrays):
             if not isinstance(arr, NDArray):
@@ -194,6 +202,8 @@ class Executor:
         self._arg_slots = [plan.var_slot[n] for n in self._arg_names]
         self._aux_slots = [plan.var_slot[n] for n in self._aux_names]
         self._bound = list(zip(self._arg_slots, self.arg_arrays)) + list(zip(self._aux_slots, self.aux_arrays))
+        self._sparse_bound = [(slot, arr) for slot, arr in self._bound if arr.stype != 'default']
+        self._grad_sparse = {self._arg_slots[k]: g for k, g in self._grad_sparse_args.items()}
         # output memory is allocated once; every forward writes into the same buffers
         self.outputs = []
         heads = []
@@ -227,9 +237,9 @@ class Executor:
         self._grad_direct = {}
         summed_apart = set()
         for slot, (arr, garr, req) in arg_of.items():
-            if req == 'null':
+            if req == 'null' or slot in self._grad_sparse:      # (a row_sparse one is never dense)
                 continue
-            if req == 'write' and garr.dtype == arr.dtype and garr.context == arr.context:
+            if req == 'write' and garr.stype == 'default' and garr.dtype == arr.dtype and garr.context == arr.context:
                 self._grad_direct[slot] = garr._data
             else:
                 summed_apart.add(slot)
@@ -254,6 +264,7 @@ class Executor:
         # read-only zeros in place of the forward values a backward does not read
         self._stub = {}
         self._step_arrays = [self._arrays_for(step, shapes, dtypes) for step in plan.steps]
+        self._densified = {s for arrays in self._step_arrays for _, s in arrays.densify}
         self._backward_done = False
 
     def _arrays_for(self, step, shapes, dtypes):
@@ -270,6 +281,9 @@ class Executor:
             first_here = step.in_slots.index(s) == k and k not in step.moves
             bufs.append(self._grad_array.get(s) if first_here else None)
         arrays.grad_bufs = bufs if any(b is not None for b in bufs) else None
+        sparse_slots = {slot for slot, arr in self._sparse_bound if arr.stype == 'csr'}
+        takes = step.op.sparse_inputs(step.params)
+        arrays.densify = [(k, s) for k, s in enumerate(step.in_slots) if s in sparse_slots and k not in takes]
         stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
                     for k, s in enumerate(step.in_slots)]
         stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
@@ -403,6 +417,8 @@ class Executor:
         monitor = self._monitor
         for step, arrays in zip(self._plan.steps, self._step_arrays):
             ins = [values[s] for s in step.in_slots]
+            for k, s in arrays.densify:
+                ins[k] = self._dense_args[s]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
             aux = [values[s] for s in step.aux_slots]
@@ -432,6 +448,10 @@ class Executor:
         values = list(self._slot_array)
         for slot, arr in self._bound:
             values[slot] = arr._data
+        # sparse arguments: CSR as a matrix (an operator that takes no CSR reads _dense_args)
+        self._dense_args = {slot: arr._dense_data() for slot, arr in self._sparse_bound if slot in self._densified}
+        for slot, arr in self._sparse_bound:
+            values[slot] = bound_value(arr)
         return values
 
     def _monitor_inputs(self, step, values):
@@ -439,7 +459,7 @@ class Executor:
         input as ``<node>_<input name>``."""
         node = step.node
         for (child, i), in_name, value in zip(node.inputs, node.op.monitor_input_names(node.params), values):
-            arr = NDArray(value, step.ctx)
+            arr = NDArray(value.toarray() if is_csr_matrix(value) else value, step.ctx)
             if child.op is None:
                 self._report(child.name, arr)
             self._report('%s_%s' % (node.name, in_name), arr)
@@ -485,9 +505,15 @@ class Executor:
         heads = self._head_grads(out_grads)
         grads = {}                  # slot -> its gradient array, once something was written into it
         zero = set()                # slots an operator gave a zero (None) gradient
+        sparse = {}                 # slot -> the SparseRows summed for a row_sparse gradient array
         grad_array = self._grad_array
 
         def accumulate(slot, g):
+            if isinstance(g, SparseRows):
+                if slot in self._grad_sparse:
+                    sparse[slot] = g if slot not in sparse else sparse[slot].plus(g, self._plan.slot_ctx[slot].xp)
+                    return
+                g = g.dense(self._plan.slot_ctx[slot].xp)     # it meets dense arithmetic here
             old = grads.get(slot)
             if old is not None:
                 old += g
@@ -524,6 +550,8 @@ class Executor:
                 ins = [values[s] for s in step.in_slots]
             else:
                 ins = [values[s] if st is None else st for s, st in zip(step.in_slots, arrays.stub_ins)]
+            for k, s in arrays.densify:
+                ins[k] = self._dense_args[s]
             for k in step.moves:
                 ins[k] = move(ins[k], step.ctx)
             if arrays.stub_outs is None:
@@ -552,6 +580,13 @@ class Executor:
                     zero.add(slot)      # "zero" (an index input): MXNet writes the zeros
         self._backward_done = True
         for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
+            if slot in self._grad_sparse:
+                store_rows(garr, sparse.get(slot) if plan.carries[slot] else None)
+                continue
+            if req != 'null' and garr.stype == 'row_sparse':       # a dense gradient, stored row_sparse
+                g = grads.get(slot)
+                store_dense(garr, g if g is not None and plan.carries[slot] else garr._ctx.xp.zeros(garr.shape))
+                continue
             if req == 'write' and not plan.carries[slot]:
                 garr._data[...] = 0     # only BlockGrad lies between it and the outputs
                 continue
@@ -794,13 +829,16 @@ def _mb(nbytes):
 
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
-                shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None):
+                shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None, stype_dict=None):
     """Infer every shape from the given input shapes, allocate all arrays, and bind.
 
     Shapes come from inference seeded with ``shapes`` (names the symbol lacks are ignored, as
     in MXNet).  dtypes: without ``type_dict`` every argument is float32 unless its Variable
     declares a dtype; with one, only those dtypes are given and the rest must follow by
     inference.  With ``group2ctx`` each array lives on its ``__ctx_group__``'s device.
+    Storage: an argument is sparse where ``stype_dict`` or its Variable's ``stype`` says so,
+    and a gradient is row_sparse where every operator reading the argument sends it so
+    (symbol/storage.py); those arrays are never shared.
 
     Sharing with ``shared_exec`` happens, as in MXNet, only when ``shared_buffer`` (a dict) is
     passed too -- that is how Module calls it: arguments in ``shared_arg_names`` (parameters)
@@ -858,19 +896,25 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
         return shared_buffer[key]
 
     reqs = _grad_reqs(grad_req, arg_names)
+    arg_stypes = argument_stypes(symbol, stype_dict)
+    grad_stypes = gradient_stypes(symbol, arg_stypes)
     # refused before anything is allocated if it cannot fit (numpy's MemoryError names nothing)
     needs = []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         nbytes = prod(shape) * np.dtype(dtype).itemsize
         needs.append((place(name), nbytes, ('argument', name, shape, dtype)))
-        if req != 'null':
+        if req != 'null' and grad_stypes[name] == 'default':
             needs.append((place(name), nbytes, ('the gradient of', name, shape, dtype)))
     needs += [(place(n), prod(s) * np.dtype(t).itemsize, ('auxiliary state', n, s, t))
               for n, s, t in zip(aux_names, aux_shapes, aux_types)]
     check_fits(needs, 'simple_bind', lambda d: '%s %r %s %s' % (d[0], d[1], tuple(d[2]), np.dtype(d[3]).name))
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
-        if name in shared_names:
+        if arg_stypes[name] != 'default' or (req != 'null' and grad_stypes[name] != 'default'):
+            args.append(sparse_zeros(arg_stypes[name], shape, place(name), dtype))
+            if req != 'null':
+                grads[name] = sparse_zeros(grad_stypes[name], shape, place(name), dtype)
+        elif name in shared_names:
             args.append(from_exec(shared_exec.arg_dict, name, shape, dtype))
             if req != 'null':
                 grads[name] = from_exec(shared_exec.grad_dict, name, shape, dtype)

@@ -25,6 +25,8 @@ from ..base import MXNetError, ParamError, ShapeError, mx_real_t
 from ..context import Context, current_context
 from .ndarray import STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
 from .op_functions import SPARSE_FORMS, invoke
+from ..operator import get as get_operator
+from ..operator.registry import OpEnv
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'zeros',
            'zeros_like', 'empty', 'array', 'dot', 'retain', 'cast_storage', 'add', 'subtract', 'multiply', 'divide']
@@ -516,13 +518,14 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     if isinstance(lhs, CSRNDArray) and not isinstance(rhs, BaseSparseNDArray):
         if transpose_b:
             raise MXNetError('sparse.dot: transpose_b is not supported with a CSR lhs (as in MXNet)')
-        matrix = lhs._matrix().T if transpose_a else lhs._matrix()
-        out = matrix @ (rhs._data.astype(np.float32) if rhs._data.dtype == np.float16 else rhs._data)
+        op = get_operator('dot')          # the one dot, which takes a CSR lhs as it is
+        p = op.parse_params({'transpose_a': transpose_a})
+        with lhs._ctx.device_scope():
+            out, = op.forward(p, OpEnv(lhs._ctx, False), [lhs._matrix(), rhs._data], [])
         if not transpose_a:
-            return NDArray(lhs._ctx.xp.asarray(out, dtype=rhs._data.dtype), lhs._ctx)
+            return NDArray(out, lhs._ctx)
         reached = lhs._ctx.xp.unique(lhs._aux[1]).astype(INDEX_DTYPE)
-        return RowSparseNDArray(lhs._ctx.xp.asarray(out[reached], dtype=rhs._data.dtype), [reached],
-                                (lhs.shape[1],) + tuple(rhs.shape[1:]), lhs._ctx)
+        return RowSparseNDArray(out[reached], [reached], out.shape, lhs._ctx)
     dense = [x.todense() if isinstance(x, BaseSparseNDArray) else x for x in (lhs, rhs)]
     return invoke('dot', dense[0], dense[1], transpose_a=transpose_a, transpose_b=transpose_b)
 

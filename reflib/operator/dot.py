@@ -29,7 +29,10 @@ Both inputs have the same number of dims N >= 3 and the same leading N-2
 transposed: (B.., M, K) x (B.., K, N) -> (B.., M, N).
 """
 
+import numpy as np
+
 from .registry import Operator, Param, register
+from .sparse_rows import INDEX_DTYPE, SparseRows, is_csr_matrix
 from ..shapes import merge_shape
 from ..shapes import format_shape as _fmt
 from ..base import ShapeError
@@ -155,14 +158,55 @@ class Dot(_DotBase):
         kept = (tuple(a_shape[:-1]) if lhs.ndim > 1 else ()) + (tuple(b_shape[1:]) if rhs.ndim > 1 else ())
         return kept or (1,)
 
+    # ---------------------------------------------------- a CSR lhs
+    def sparse_inputs(self, p):
+        return (0,)
+
+    def grad_stype(self, p, k, in_stypes):
+        # d rhs = lhsᵀ · d out: only the rows of rhs that a stored column of lhs reaches
+        sparse = k == 1 and in_stypes[0] == 'csr' and not p.transpose_a and not p.transpose_b
+        return 'row_sparse' if sparse else 'default'
+
+    @staticmethod
+    def _wide(x):
+        """scipy's sparse products have no float16: such operands go as float32."""
+        return x.astype(np.float32) if x.dtype == np.float16 else x
+
+    def _csr_forward(self, p, env, lhs, rhs):
+        lk = lhs.shape[0 if p.transpose_a else 1]
+        rk = rhs.shape[-1] if p.transpose_b else rhs.shape[0]
+        if lk != rk:
+            raise ShapeError(self._mismatch(p, lhs.shape, rhs.shape, lk, rk))
+        a = lhs.T if p.transpose_a else lhs
+        b = rhs.T if p.transpose_b else rhs
+        return env.xp.asarray(self._wide(a) @ self._wide(b)).astype(rhs.dtype, copy=False)
+
+    def _csr_backward(self, p, env, g, lhs, rhs):
+        """Gradients when lhs is a CSR matrix: rhs's (row_sparse where ``grad_stype`` says so),
+        and none for lhs: MXNet 1.9.1 computes none for a CSR lhs, its gradient array keeps zeros."""
+        xp = env.xp
+        if not env.wants_grad(1):
+            return [None, None]
+        a, g = self._wide(lhs), self._wide(g)
+        if self.grad_stype(p, 1, ('csr', 'default')) == 'row_sparse':
+            rows = xp.unique(lhs.indices).astype(INDEX_DTYPE)
+            values = xp.asarray(a[:, rows].T @ g).astype(rhs.dtype, copy=False)
+            return [None, SparseRows(rows, values, rhs.shape)]
+        db = xp.asarray((a.T if not p.transpose_a else a) @ g).astype(rhs.dtype, copy=False)
+        return [None, xp.ascontiguousarray(db.T if p.transpose_b else db)]
+
     def forward(self, p, env, inputs, aux):
         lhs, rhs = inputs
+        if is_csr_matrix(lhs):
+            return [self._csr_forward(p, env, lhs, rhs)]
         a2, b2, a_shape, b_shape = self._as_matrices(p, env, lhs, rhs)
         return [(a2 @ b2).reshape(self._out_shape(lhs, rhs, a_shape, b_shape))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp = env.xp
         lhs, rhs = inputs
+        if is_csr_matrix(lhs):
+            return self._csr_backward(p, env, out_grads[0], lhs, rhs)
         a2, b2, a_shape, b_shape = self._as_matrices(p, env, lhs, rhs)
         g2 = out_grads[0].reshape(a2.shape[0], b2.shape[1])
         da = db = None

@@ -11,6 +11,7 @@ from .registry import Operator, Param, register
 from ..shapes import merge_shape, merge_dtype
 from ..shapes import prod as _prod, format_shape as _fmt_shape
 from .common import same_as_data, erf_array, scatter_add
+from .sparse_rows import summed_rows
 from ..base import ShapeError, ParamError
 
 
@@ -342,16 +343,19 @@ class Embedding(Operator):
     Output shape is ``data.shape + (output_dim,)``.  Indices are truncated to
     integers and clipped into [0, input_dim - 1] (so -1 reads row 0), as in
     MXNet.  Backward adds each output row's gradient into the weight row it
-    came from (repeated indices accumulate); data gets no gradient.
+    came from (repeated indices accumulate); data gets no gradient.  With
+    ``sparse_grad=True`` the weight's gradient is row_sparse: only the rows the data
+    looked up are stored (``SparseRows``), as MXNet stores them.
     """
     name = 'Embedding'
+    sparse_grad_only = True
     params = {
         'input_dim': Param('int', doc='vocabulary size: number of weight rows', low=1),
         'output_dim': Param('int', doc='length of each embedding vector', low=1),
         'dtype': Param('enum', 'float32',
                        choices=('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8'),
                        doc='dtype of weight and output'),
-        'sparse_grad': Param('bool', False, doc='MXNet returns a row-sparse gradient; here it is dense'),
+        'sparse_grad': Param('bool', False, doc="the weight's gradient is row_sparse: the looked-up rows only"),
     }
 
     def inputs(self, p):
@@ -375,6 +379,9 @@ class Embedding(Operator):
         data = in_types[0] if in_types[0] is not None else np.dtype(np.float32)
         return [data, weight], [out], aux_types
 
+    def grad_stype(self, p, k, in_stypes):
+        return 'row_sparse' if k == 1 and p.sparse_grad else 'default'
+
     def _indices(self, p, xp, data, weight):
         if tuple(weight.shape) != (p.input_dim, p.output_dim):
             raise ShapeError("%s: input 'weight' must have shape (%d,%d) (input_dim, output_dim), got %s"
@@ -388,6 +395,9 @@ class Embedding(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, (data, weight) = env.xp, inputs
         index = self._indices(p, xp, data, weight).reshape(-1)
+        rows = out_grads[0].reshape(-1, p.output_dim).astype(weight.dtype)
+        if p.sparse_grad:
+            return [None, summed_rows(xp, index, rows, weight.shape)]
         d_weight = xp.zeros_like(weight)
-        scatter_add(xp, d_weight, index, out_grads[0].reshape(-1, p.output_dim).astype(weight.dtype))
+        scatter_add(xp, d_weight, index, rows)
         return [None, d_weight]

@@ -340,6 +340,21 @@ class Operator:
         """How many outputs the user sees; the rest only carry state to backward."""
         return len(self.outputs(p))
 
+    def sparse_inputs(self, p):
+        """The inputs whose forward and backward take a CSR matrix as it is (scipy's or cupyx's
+        ``csr_matrix``); every other input of a CSR array gets its dense form, as MXNet's
+        "storage fallback" gives it."""
+        return ()
+
+    def grad_stype(self, p, k, in_stypes):
+        """How input ``k``'s gradient is stored, given the inputs' storage types: 'row_sparse'
+        where backward returns it as ``SparseRows`` (sparse_rows.py), else 'default'."""
+        return 'default'
+
+    # True where the row-sparse gradient may not go into a dense gradient array: MXNet refuses
+    # to bind Embedding(sparse_grad=True) so, while dot's falls back to dense
+    sparse_grad_only = False
+
     def reads_out(self, p):
         """Whether forward reads what ``out=`` held before (``all_finite(init_output=False)``
         ANDs into it); mx.nd then hands the out= arrays in as ``env.out``."""

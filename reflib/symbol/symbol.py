@@ -366,7 +366,7 @@ class Symbol:
         from ..executor import simple_bind      # the layer above: MXNet's Symbol.bind ties them
         return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
                            shared_arg_names=shared_arg_names, shared_exec=shared_exec,
-                           shared_buffer=shared_buffer, shapes=kwargs)
+                           shared_buffer=shared_buffer, shapes=kwargs, stype_dict=stype_dict)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None,
              group2ctx=None, shared_exec=None):
@@ -531,6 +531,10 @@ def _dtype_flag(dtype):
         raise ParamError('Variable: unsupported dtype %r' % (dtype,)) from None
 
 
+# MXNet's numbering of storage types, as a variable's ``__storage_type__`` holds it (storage.py)
+STYPE_IDS = {'default': 0, 'row_sparse': 1, 'csr': 2}
+
+
 def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None,
              init=None, stype=None, **kwargs):
     """A named input of the graph: data, label, or a parameter.
@@ -554,10 +558,9 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if init is not None:
         attrs['__init__'] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
-        if stype != 'default':
-            raise ParamError('Variable %r: only dense (stype="default") storage is supported, got %r'
-                             % (name, stype))
-        attrs['__storage_type__'] = '0'  # MXNet's id of the default storage type
+        if stype not in STYPE_IDS:
+            raise ParamError("Variable %r: stype must be 'default', 'row_sparse' or 'csr', got %r" % (name, stype))
+        attrs['__storage_type__'] = str(STYPE_IDS[stype])
     for key, value in kwargs.items():
         if not (key.startswith('__') and key.endswith('__')):
             raise ParamError('Variable %r: attribute %r is not supported; extra attributes must '
