@@ -22,6 +22,19 @@ first numbered in the order the keys were initialised (0, 1, 2, ...), and the
 servers, and their updater, see that number: Module's optimizer knows which
 parameter it is through ``idx2name``, as in MXNet.
 
+**row_sparse keys.**  A key initialised with a ``RowSparseNDArray`` is cut at row
+boundaries instead (part ``i`` holds rows ``round(R*i/S)`` to ``round(R*(i+1)/S)``
+of the ``R`` rows, when the array is big enough to be cut at all), so that each row
+lives whole on one server, as in MXNet.  The servers hold every row of it.  A
+row_sparse push sends each server only the rows that fall in its part (with their
+indices); the server sums a round's row_sparse pushes over the union of their rows
+and hands the updater that row_sparse gradient (and its rows of the weight);
+without an updater the sum becomes the value, zero outside its rows.  A dense push
+to a row_sparse key is summed densely; the key stays row_sparse (a local store's
+would turn dense: MXNet's servers, too, keep the storage type of the init).
+``row_sparse_pull`` asks each server for the rows it holds, and every row asked for
+comes back (the local store, as MXNet's, gives none when its value stores no row).
+
 Every worker must make the same calls in the same order: ``create``,
 ``init`` (only worker 0's value is sent: it wins), ``set_optimizer`` and
 ``barrier`` wait for all workers, and in ``dist_sync`` every worker pushes
@@ -43,6 +56,9 @@ Where reflib differs from MXNet 1.9.1:
   them (MXNet fails on the server, or hangs).
 * Gradient compression (``2bit``) quantises on the worker as MXNet does, but
   the quantised values travel as float32, not packed into 2 bits.
+* A row_sparse push to a key initialised dense is an error (its parts are not cut at
+  rows); so is ``pull(..., ignore_sparse=False)`` into a row_sparse output, which MXNet's
+  dist store refuses too: fetch rows with ``row_sparse_pull``.
 """
 
 import itertools
@@ -55,14 +71,17 @@ import numpy as np
 from ..base import MXNetError, string_types
 from .. import optimizer as opt
 from ..optimizer import _state_to_numpy, dumps_states, loads_states, map_state
+from ..ndarray.ndarray import to_numpy
+from ..ndarray.sparse import RowSparseNDArray
 from ..util import atomic_write_bytes
 from .base import KVStoreError
-from .kvstore import KVStore, _KVTypeError
+from .kvstore import KVStore, _KVTypeError, _is_rows, _write_rows
 from .mpi import REPLY, cluster
 from . import mpi
 from .server import KVServer
 
-__all__ = ['DistKVStore', 'create', 'placement', 'worker_rank', 'node_prefix', 'LocalLink', 'MpiLink']
+__all__ = ['DistKVStore', 'create', 'placement', 'row_placement', 'worker_rank', 'node_prefix', 'LocalLink',
+           'MpiLink']
 
 # MXNet's default for MXNET_KVSTORE_BIGARRAY_BOUND: arrays at least this big are split over all servers
 DEFAULT_BIGARRAY_BOUND = 1000 * 1000
@@ -80,6 +99,21 @@ def placement(key_id, size, num_servers, bound=DEFAULT_BIGARRAY_BOUND):
         return [((key_id * 9973) % num_servers, 0, size)]
     edges = [_round_half_away(size / num_servers * i) for i in range(num_servers + 1)]
     return [(i, edges[i], edges[i + 1]) for i in range(num_servers) if edges[i + 1] > edges[i]]
+
+
+def row_placement(key_id, shape, num_servers, bound=DEFAULT_BIGARRAY_BOUND):
+    """``placement`` for a row_sparse key: a big one is cut between rows, so each row is on one server.
+
+    >>> row_placement(0, (8, 3), 2, bound=20)     # 24 elements: rows 0-3 and 4-7
+    [(0, 0, 12), (1, 12, 24)]
+    """
+    size = int(np.prod(shape, dtype=np.int64))
+    num_rows = shape[0]
+    if size < bound or num_rows == 0:
+        return placement(key_id, size, num_servers, bound=size + 1)
+    row_len = size // num_rows
+    edges = [_round_half_away(num_rows / num_servers * i) for i in range(num_servers + 1)]
+    return [(i, edges[i] * row_len, edges[i + 1] * row_len) for i in range(num_servers) if edges[i + 1] > edges[i]]
 
 
 def _round_half_away(x):
@@ -114,6 +148,7 @@ class DistKVStore(KVStore):
         self._key_ids = {}            # key -> the int the servers know it by
         self._parts = {}              # key -> [(server, start, stop)]
         self._remote_updater = False  # whether the servers have an updater
+        self._row_keys = set()        # keys initialised row_sparse (cut at rows; row_sparse_pull works)
         self._bound = int(os.environ.get('MXNET_KVSTORE_BIGARRAY_BOUND', DEFAULT_BIGARRAY_BOUND))
         if self.rank == 0:
             link.call([(s, ('create', self._id, None, (name, sync))) for s in range(link.num_servers)])
@@ -146,13 +181,29 @@ class DistKVStore(KVStore):
         requests = []
         for k in new:
             key_id = self._str_order[k] if isinstance(k, str) else k
-            flat = self._store[k].asnumpy().reshape(-1)
             self._key_ids[k] = key_id
-            self._parts[k] = placement(key_id, flat.size, self.num_servers, self._bound)
-            requests += [(s, ('init', self._id, key_id, (k, flat[a:b]))) for s, a, b in self._parts[k]]
+            stored = self._store[k]
+            if _is_rows(stored):
+                # this worker keeps the dense value (a pull fills it); the servers hold every row
+                stored = self._store[k] = stored.todense()
+                self._row_keys.add(k)
+                self._parts[k] = row_placement(key_id, stored.shape, self.num_servers, self._bound)
+                extra = (tuple(stored.shape[1:]),)       # the server cuts its part into rows
+            else:
+                self._parts[k] = placement(key_id, int(np.prod(stored.shape)), self.num_servers, self._bound)
+                extra = ()
+            flat = stored.asnumpy().reshape(-1)
+            requests += [(s, ('init', self._id, key_id, (k, flat[a:b]) + extra)) for s, a, b in self._parts[k]]
         if self.rank == 0:
             self._link.call(requests)
         self._link.barrier()
+
+    def _check_pushed(self, k, which, value, stored):
+        KVStore._check_pushed(self, k, which, value, stored)
+        if _is_rows(value) and k not in self._row_keys:
+            raise KVStoreError('push: %s for key %r is row_sparse, but the key was initialised with a dense '
+                               'array: on a %s store only a key initialised row_sparse takes row_sparse pushes '
+                               '(its parts on the servers are cut between rows)' % (which, k, self._type))
 
     def _push_one(self, k, vals):
         if not self._sync and not self._remote_updater:
@@ -160,11 +211,59 @@ class DistKVStore(KVStore):
                                'servers need an optimizer first: call set_optimizer (Module does when '
                                'update_on_kvstore)' % self._type)
         merged = self._merge(k, vals)               # over this worker's devices, as the local store does
+        if _is_rows(merged):
+            self._push_rows(k, merged)
+            return
         if self._compression is not None:
             merged = self._compress(k, 0, merged)
         flat = merged.asnumpy().astype(self._store[k].dtype, copy=False).reshape(-1)
         for s, a, b in self._parts[k]:
             self._link.post(s, ('push', self._id, self._key_ids[k], flat[a:b]))
+
+    def _push_rows(self, k, merged):
+        """Send each server the rows of row_sparse ``merged`` in its part (every server gets a push,
+        perhaps of no rows: a sync round counts one push per worker)."""
+        rows = to_numpy(merged._aux[0])
+        row_len = _row_length(merged.shape)
+        data = to_numpy(merged._data).astype(self._store[k].dtype, copy=False).reshape(len(rows), row_len)
+        for s, a, b in self._parts[k]:
+            first, stop = a // row_len, b // row_len
+            lo, hi = np.searchsorted(rows, [first, stop])
+            self._link.post(s, ('push_rows', self._id, self._key_ids[k], (rows[lo:hi] - first, data[lo:hi])))
+
+    def _holds_rows(self, k):
+        return k in self._row_keys
+
+    def _fetch_rows(self, jobs):
+        """Ask the servers for each job's rows (one request per server part that holds some)."""
+        requests, places = [], []
+        for number, (k, _, rows) in enumerate(jobs):
+            rows = to_numpy(rows)
+            row_len = _row_length(self._store[k].shape)
+            for s, a, b in self._parts[k]:
+                first, stop = a // row_len, b // row_len
+                lo, hi = np.searchsorted(rows, [first, stop])
+                if hi > lo:
+                    requests.append((s, ('pull_rows', self._id, self._key_ids[k], rows[lo:hi] - first)))
+                    places.append(number)
+        replies = self._link.call(requests) if requests else []
+        for number, (k, outs, rows) in enumerate(jobs):
+            shape = self._store[k].shape
+            parts = [r for n, r in zip(places, replies) if n == number]
+            data = (np.concatenate(parts) if parts else np.zeros((0,), self._store[k].dtype)).reshape(
+                (len(rows),) + tuple(shape[1:]))
+            fetched = RowSparseNDArray(data, [to_numpy(rows)], shape, self._home)
+            for o in outs:
+                _write_rows(o, fetched)
+
+    def _check_sparse_pull(self, pairs, ignore_sparse):
+        if ignore_sparse:
+            return
+        for k, outs in pairs:
+            if any(_is_rows(o) for o in outs):
+                raise KVStoreError('pull: key %r: a %s store pulls into dense outputs only (as MXNet\'s dist '
+                                   'stores, it does not take ignore_sparse=False); fetch rows with '
+                                   'row_sparse_pull(key, out, row_ids=...)' % (k, self._type))
 
     def _fetch(self, keys):
         requests, places = [], []
@@ -277,6 +376,11 @@ class DistKVStore(KVStore):
     def _barrier(self):
         """Wait until every worker has called barrier."""
         self._link.barrier()
+
+
+def _row_length(shape):
+    """Elements in one row (a slice along axis 0) of an array of ``shape``."""
+    return max(int(np.prod(shape[1:], dtype=np.int64)), 1)
 
 
 def _cut_state(state, start, stop):

@@ -7,6 +7,9 @@ stored value and answers four requests from the workers:
 * ``init``   the first value (only worker 0 sends it: its value wins);
 * ``push``   a gradient (already summed over the worker's own devices);
 * ``pull``   "send me the current value";
+* ``push_rows`` / ``pull_rows``  the same for some rows of a row_sparse key: the
+  gradient's row indices (within this server's part) and their rows; "send me
+  these rows";
 * ``leave``  "I am done: I will push nothing more".
 
 Server 0 also keeps the workers' ``barrier``: it answers once every worker has asked, and
@@ -33,6 +36,14 @@ own update; what else it sees depends on timing.  That is all async promises.
 Without an updater (no ``set_optimizer``) a sync round stores the plain sum,
 which is how Module sums gradients across machines when it updates locally.
 
+**row_sparse keys.**  A key initialised row_sparse keeps its part as rows (the
+init says the shape of a row).  A round of row_sparse pushes is summed over the
+union of their rows, in worker order; the updater gets that sum as a row_sparse
+gradient and the part as a dense array of its rows (MXNet's server passes a
+row_sparse weight that stores every row: the same numbers).  Without an updater
+the sum becomes the part, zero in the other rows.
+A round with any dense push is summed densely.
+
 ``KVServer.handle`` takes one request and returns the replies to send; it
 never touches MPI, so the same class serves an MPI job (``serve``) and a
 single process (``dist.LocalLink``), and the tests can drive it directly.
@@ -40,11 +51,17 @@ single process (``dist.LocalLink``), and the tests can drive it directly.
 
 import sys
 import traceback
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
+
+import numpy as np
 
 from ..context import cpu
 from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse import INDEX_DTYPE, RowSparseNDArray
 from ..optimizer.updater import get_updater, loads_sent
+
+# a row_sparse push: row indices within this server's part (sorted, int64) and those rows, one per line
+_Rows = namedtuple('_Rows', 'rows data')
 
 __all__ = ['KVServer']
 
@@ -52,15 +69,26 @@ __all__ = ['KVServer']
 class _Key:
     """One key's state on one server."""
 
-    __slots__ = ('name', 'value', 'round', 'backlog', 'waiting', 'error')
+    __slots__ = ('name', 'value', 'row_shape', 'round', 'backlog', 'waiting', 'error')
 
-    def __init__(self, name, value):
+    def __init__(self, name, value, row_shape=None):
         self.name = name             # the key as the workers wrote it (for messages)
         self.value = value           # this server's part of the stored value: a flat numpy array
+        self.row_shape = row_shape   # a row_sparse key: the shape of one row; None for a dense key
         self.round = OrderedDict()   # worker -> its push in the open round, in arrival order
         self.backlog = []            # (worker, push) that belong to a later round
-        self.waiting = []            # (worker, request id) of pulls that wait for the round
+        self.waiting = []            # (worker, request id, rows or None for all) of pulls that wait
         self.error = None            # why this key can no longer be served
+
+    def rows(self):
+        """The part as a 2-D view: one line per row (row_sparse keys)."""
+        return self.value.reshape(-1, max(int(np.prod(self.row_shape, dtype=np.int64)), 1))
+
+    def shape(self):
+        """The part's shape as an array: flat for a dense key, rows for a row_sparse one."""
+        if self.row_shape is None:
+            return self.value.shape
+        return (len(self.rows()),) + tuple(self.row_shape)
 
 
 class _Store:
@@ -114,9 +142,14 @@ class KVServer:
 
     # ------------------------------------------------------------ requests
     def _init(self, store, worker, request_id, key, payload):
-        name, value = payload             # a message's arrays are the server's own: no copy
-        store.keys[key] = _Key(name, value)
+        name, value = payload[:2]         # a message's arrays are the server's own: no copy
+        row_shape = payload[2] if len(payload) > 2 else None
+        store.keys[key] = _Key(name, value, row_shape)
         return [(worker, (request_id, True, None))]
+
+    def _push_rows(self, store, worker, request_id, key, payload):
+        rows, data = payload
+        return self._push(store, worker, request_id, key, _Rows(rows.astype(INDEX_DTYPE, copy=False), data))
 
     def _push(self, store, worker, request_id, key, value):
         k = store.keys[key]
@@ -128,11 +161,7 @@ class KVServer:
             return []
         k.round[worker] = value
         while len(k.round) == self.num_workers:
-            pushes = [k.round[w] for w in sorted(k.round)]
-            merged = pushes[0]                # the round's own array: sum into it
-            for push in pushes[1:]:
-                merged += push
-            self._apply(store, key, k, merged)
+            self._apply(store, key, k, _sum_pushes(k, [k.round[w] for w in sorted(k.round)]))
             # the next round starts with the waiting pushes, at most one per worker
             k.round, waiting, k.backlog = OrderedDict(), k.backlog, []
             for w, push in waiting:
@@ -144,7 +173,12 @@ class KVServer:
 
     def _pull(self, store, worker, request_id, key, payload):
         k = store.keys[key]
-        k.waiting.append((worker, request_id))
+        k.waiting.append((worker, request_id, None))
+        return self._answer_waiting(k)
+
+    def _pull_rows(self, store, worker, request_id, key, rows):
+        k = store.keys[key]
+        k.waiting.append((worker, request_id, rows))
         return self._answer_waiting(k)
 
     def _set_updater(self, store, worker, request_id, key, payload):
@@ -184,27 +218,49 @@ class KVServer:
         if k.error is not None:
             return
         if store.updater is None:
-            k.value[...] = merged
+            if isinstance(merged, _Rows):
+                k.value[...] = 0
+                k.rows()[merged.rows] = merged.data
+            else:
+                k.value[...] = merged
             return
         try:
-            store.updater(key, NDArray(merged, cpu(0)), NDArray(k.value, cpu(0)))
+            if k.row_shape is None:
+                store.updater(key, NDArray(merged, cpu(0)), NDArray(k.value, cpu(0)))
+            else:
+                self._apply_to_rows(store.updater, key, k, merged)
         except Exception as err:  # noqa: BLE001 - reported to every worker that pulls this key
             k.error = ('server %d: the update of key %r failed: %s: %s'
                        % (self.index, k.name, type(err).__name__, err))
             sys.stderr.write('[reflib] %s\n%s' % (k.error, traceback.format_exc()))
 
+    @staticmethod
+    def _apply_to_rows(updater, key, k, merged):
+        """The updater on a row_sparse key: the gradient row_sparse (or dense, from dense pushes) and
+        the part as rows.  MXNet's server passes the weight as a row_sparse array that stores every
+        row; a dense weight gives the same numbers (a row_sparse gradient touches only its rows
+        either way), and it is what reflib's optimizers update."""
+        shape = k.shape()
+        weight = NDArray(k.value.reshape(shape), cpu(0))         # a view: the update writes into the part
+        if isinstance(merged, _Rows):
+            grad = RowSparseNDArray(merged.data.reshape((len(merged.rows),) + shape[1:]), [merged.rows], shape,
+                                    cpu(0))
+        else:
+            grad = NDArray(merged.reshape(shape), cpu(0))
+        updater(key, grad, weight)
+
     def _answer_waiting(self, k):
         """Replies to the pulls of ``k`` that can be answered now; the others keep waiting."""
         replies, still = [], []
-        for worker, request_id in k.waiting:
+        for worker, request_id, rows in k.waiting:
             if k.error is not None:
                 replies.append((worker, (request_id, False, k.error)))
             elif not self._has_pending_push(k, worker):
-                replies.append((worker, (request_id, True, k.value)))
+                replies.append((worker, (request_id, True, k.value if rows is None else k.rows()[rows])))
             elif self._round_cannot_finish(k):
                 replies.append((worker, (request_id, False, self._stuck_message(k))))
             else:
-                still.append((worker, request_id))
+                still.append((worker, request_id, rows))
         k.waiting = still
         return replies
 
@@ -244,6 +300,33 @@ class KVServer:
                 'and a dist_sync round needs one push from every worker (%d of %d arrived). Give every worker '
                 'the same number of batches (e.g. NDArrayIter(..., num_parts=kv.num_workers, part_index=kv.rank))'
                 % (k.name, _workers(gone), len(k.round), self.num_workers))
+
+
+def _sum_pushes(k, pushes):
+    """A sync round's pushes added up in worker order: row_sparse pushes over the union of their
+    rows, each row from zero (as the workers' own merge); with any dense push, densely."""
+    if all(isinstance(p, _Rows) for p in pushes):
+        rows = np.unique(np.concatenate([p.rows for p in pushes])).astype(INDEX_DTYPE)
+        row_len = k.rows().shape[1]
+        total = np.zeros((len(rows), row_len), dtype=k.value.dtype)
+        for p in pushes:
+            total[np.searchsorted(rows, p.rows)] += p.data.reshape(len(p.rows), row_len)
+        return _Rows(rows, total)
+    dense = [_dense_push(k, p) for p in pushes]
+    merged = dense[0]                     # the round's own array: sum into it
+    for push in dense[1:]:
+        merged += push
+    return merged
+
+
+def _dense_push(k, push):
+    """A push as a flat array of the part's size (row_sparse pushes spread out, zeros elsewhere)."""
+    if not isinstance(push, _Rows):
+        return push
+    flat = np.zeros_like(k.value)
+    lines = flat.reshape(k.rows().shape)
+    lines[push.rows] = push.data.reshape(len(push.rows), lines.shape[1])
+    return flat
 
 
 def _workers(indices):
