@@ -434,7 +434,8 @@ class NDArray:
                 raise TypeInferError('%s: operands have different dtypes (%s and %s); MXNet does not '
                                      'promote, convert one with astype first'
                                      % (op, self._data.dtype, other._data.dtype))
-            return other._data
+            # a sparse operand takes part with its dense values (MXNet's storage fallback)
+            return other._data if other.stype == 'default' else other._dense_data()
         if isinstance(other, numeric_types):
             return _scalar(other, self._data.dtype)
         raise TypeError('type %s not supported' % type(other))

@@ -453,9 +453,10 @@ def retain(data, indices):
     wanted = xp.asarray(to_numpy(indices._data if isinstance(indices, NDArray) else np.asarray(indices))
                         .astype(INDEX_DTYPE)).reshape(-1)
     stored = data._aux[0]
+    if not len(stored):       # MXNet: nothing stored, nothing retained
+        return zeros('row_sparse', data.shape, data.context, data.dtype)
     where = xp.searchsorted(stored, wanted)
-    found = (where < len(stored)) & (stored[xp.minimum(where, max(len(stored) - 1, 0))] == wanted) \
-        if len(stored) else xp.zeros(len(wanted), dtype=bool)
+    found = (where < len(stored)) & (stored[xp.minimum(where, len(stored) - 1)] == wanted)
     with data._ctx.device_scope():
         rows = xp.zeros((len(wanted),) + data.shape[1:], dtype=data._data.dtype)
         rows[found] = data._data[where[found]]

@@ -26,6 +26,11 @@ def _parts(arr):
     return out
 
 
+def _iadd(target, other):
+    target += other
+    return target
+
+
 def run(mx):
     nd, sparse = mx.nd, mx.nd.sparse
     csr = sparse.csr_matrix((np.array([1., 2., 3.], dtype='float32'), np.array([0, 2, 1]), np.array([0, 2, 2, 3])),
@@ -85,6 +90,10 @@ def run(mx):
         'sparse.add csr 2': lambda: _parts(sparse.add(csr, 2)),
         'sparse.multiply rsp rsp': lambda: _parts(sparse.multiply(rsp, rsp)),
         'sparse.multiply rsp dense': lambda: _parts(sparse.multiply(rsp, nd.ones((4, 2)))),
+        'dense += rsp': lambda: _parts(_iadd(nd.ones((4, 2)), rsp)),
+        'dense * csr': lambda: _parts(nd.ones((3, 4)) * csr),
+        'retain of nothing stored': lambda: _parts(sparse.retain(sparse.zeros('row_sparse', (4, 2)),
+                                                                 nd.array([1, 2]))),
         'len': lambda: len(csr),
         'size': lambda: _try(lambda: csr.size),
         'repr': lambda: repr(csr),
