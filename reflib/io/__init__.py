@@ -7,7 +7,7 @@ prefetch       PrefetchingIter: the next batch read in a background thread
 loader         FileIter: what the file iterators share (MXNet's MXDataIter conventions)
 mnist          MNISTIter: MNIST's idx files
 csv_iter       CSVIter: comma-separated numbers
-libsvm         LibSVMIter: refused (MXNet's returns sparse CSR batches)
+libsvm         LibSVMIter: LibSVM text files, batches of CSR data
 image_record   ImageRecordIter: images from RecordIO files (what happens to one image: image_augment)
 """
 

@@ -1,6 +1,18 @@
 """``NDArrayIter``: batches of in-memory arrays, with MXNet's three ways to treat a
 last, incomplete batch: ``pad`` (fill it from the start and report ``pad``), ``discard``
 (drop it), ``roll_over`` (keep it and complete it with the first samples of the next epoch).
+
+Sparse inputs, as MXNet 1.9.1 treats them (checked with it, tests/golden/gen_io_sparse.py):
+
+* a ``CSRNDArray``, or a ``scipy.sparse.csr_matrix`` inside a list or dict (MXNet refuses
+  one given bare), works only with ``last_batch_handle='discard'``; anything else raises
+  ``NotImplementedError`` (``SparseBatchError`` here, an MXNetError too);
+* the batches are **dense** NDArrays of the input's dtype: MXNet cuts a batch with
+  ``slice_axis``, which has no sparse form, so its storage fallback hands out dense rows;
+* ``shuffle=True`` reorders a CSR input's rows and keeps it CSR (and its dtype), in the same
+  order numpy's global generator gives a dense input;
+* a ``RowSparseNDArray`` takes any ``last_batch_handle`` and also gives dense batches; a
+  shuffle turns it into a dense float32 array, as MXNet's does.
 """
 
 from collections import OrderedDict
@@ -9,9 +21,29 @@ import numpy as np
 
 from ..base import MXNetError, mx_real_t
 from ..ndarray import NDArray, array, concatenate
+from ..ndarray.sparse import BaseSparseNDArray, CSRNDArray
+from ..ndarray.sparse import array as sparse_array
 from .dataiter import DataBatch, DataDesc, DataIter
 
-__all__ = ['NDArrayIter']
+__all__ = ['NDArrayIter', 'SparseBatchError']
+
+
+class SparseBatchError(MXNetError, NotImplementedError):
+    """CSR input with a ``last_batch_handle`` other than ``'discard'``: MXNet raises
+    NotImplementedError, which this is as well as an MXNetError."""
+
+
+def _is_scipy_csr(value):
+    """A scipy.sparse CSR matrix, recognised without importing scipy (only sparse code needs it)."""
+    return type(value).__module__.startswith('scipy.sparse') and getattr(value, 'format', None) == 'csr'
+
+
+def _from_scipy(matrix, ctx=None):
+    """A CSRNDArray of a scipy CSR matrix in MXNet's canonical form (columns sorted within a
+    row, duplicates summed), as MXNet's ``nd.array`` makes it; the dtype is the matrix's."""
+    matrix = matrix.copy()
+    matrix.sum_duplicates()
+    return sparse_array(matrix, ctx=ctx)
 
 
 def _init_data(data, allow_empty, default_name):
@@ -23,7 +55,7 @@ def _init_data(data, allow_empty, default_name):
     if isinstance(data, list):
         if not allow_empty and not data:
             raise MXNetError('NDArrayIter: %s must not be empty' % default_name)
-        if not all(isinstance(d, (np.ndarray, NDArray)) for d in data):
+        if not all(isinstance(d, (np.ndarray, NDArray)) or _is_scipy_csr(d) for d in data):
             # MXNet reads a list as one array per input, so [[1, 2], [3, 4]] would be two inputs
             # of one sample each, and [0, 1] two labels of no shape: it then fails in slice_axis
             raise MXNetError('NDArrayIter: %s is a Python list of %s; a list means one array per input (as '
@@ -34,11 +66,17 @@ def _init_data(data, allow_empty, default_name):
         else:
             data = OrderedDict([('_%d_%s' % (i, default_name), d) for i, d in enumerate(data)])
     if not isinstance(data, dict):
+        hint = ''
+        if _is_scipy_csr(data):
+            hint = ("; MXNet 1.9.1 takes a scipy.sparse.csr_matrix only inside a list or a dict: pass [%s] "
+                    "or {'%s': %s}" % (default_name, default_name, default_name))
         raise MXNetError('NDArrayIter: %s must be an NDArray, a numpy array, a list of them or a dict, '
-                         'got %s' % (default_name, type(data).__name__))
+                         'got %s%s' % (default_name, type(data).__name__, hint))
     pairs = []
     for name, value in data.items():
-        if not isinstance(value, NDArray):
+        if _is_scipy_csr(value):
+            value = _from_scipy(value)
+        elif not isinstance(value, NDArray):
             try:
                 value = array(value)
             except Exception:
@@ -51,16 +89,29 @@ def _init_data(data, allow_empty, default_name):
 
 
 def _take_rows(arr, idx):
-    """A new NDArray with the rows of ``arr`` in the order ``idx``, on arr's device.
+    """A new array with the rows of ``arr`` in the order ``idx``, on arr's device: CSR stays
+    CSR (its dtype kept, put in canonical form as MXNet's shuffle does through scipy); any
+    other sparse array becomes a dense float32 one, as in MXNet.
 
-    One gather, where MXNet's ``array(arr.asnumpy()[idx], arr.context)`` makes three
-    copies (to numpy, the reordering, back).  The dtype becomes float32 (``mx_real_t``)
-    as there, since ``array`` of a numpy array defaults to it.
+    A dense array takes one gather, where MXNet's ``array(arr.asnumpy()[idx], arr.context)``
+    makes three copies (to numpy, the reordering, back).  The dtype becomes float32
+    (``mx_real_t``) as there, since ``array`` of a numpy array defaults to it.
     """
+    if isinstance(arr, CSRNDArray):
+        return _from_scipy(arr.asscipy()[idx], arr.context)
+    if isinstance(arr, BaseSparseNDArray):
+        return array(arr.asnumpy()[idx], arr.context)
     xp = arr.xp
     with arr.context.device_scope():
         rows = xp.take(arr.handle, xp.asarray(idx), axis=0)
         return NDArray(rows.astype(mx_real_t, copy=False), arr.context)
+
+
+def _batch_rows(arr, start=0, end=None):
+    """Rows ``start:end`` of ``arr`` for a batch.  A sparse array's come out dense: MXNet 1.9.1
+    cuts batches with ``slice_axis``, which has no sparse form (its storage fallback)."""
+    rows = arr[start:(arr.shape[0] if end is None else end)]
+    return rows.todense() if isinstance(rows, BaseSparseNDArray) else rows
 
 
 class NDArrayIter(DataIter):
@@ -91,6 +142,9 @@ class NDArrayIter(DataIter):
                              % (last_batch_handle,))
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        if last_batch_handle != 'discard' and any(isinstance(arr, CSRNDArray) for _, arr in self.data + self.label):
+            raise SparseBatchError("NDArrayIter: CSR input (a CSRNDArray or scipy.sparse.csr_matrix) works only "
+                                   "with last_batch_handle='discard' in MXNet 1.9.1, got %r" % (last_batch_handle,))
         sizes = {name: arr.shape[0] for name, arr in self.data + self.label}
         if len(set(sizes.values())) > 1:
             raise MXNetError('NDArrayIter: all data and labels need the same number of samples, got %s' % sizes)
@@ -171,7 +225,7 @@ class NDArrayIter(DataIter):
         return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
 
     def _slice(self, source, start=0, end=None):
-        return [arr[start:(arr.shape[0] if end is None else end)] for _, arr in source]
+        return [_batch_rows(arr, start, end) for _, arr in source]
 
     def _batchify(self, source, cached):
         if self.cursor >= self.num_data:
@@ -186,7 +240,7 @@ class NDArrayIter(DataIter):
             # the filler repeats the data from its start, as often as needed (MXNet tiles it
             # when the padding is longer than the data set itself)
             whole, rest = divmod(pad, self.num_data)
-            fill = [[arr] * whole + [arr[:rest]] for _, arr in source]
+            fill = [[_batch_rows(arr)] * whole + [_batch_rows(arr, 0, rest)] for _, arr in source]
             return [concatenate([a] + f) for a, f in zip(tail, fill)]
         end = min(self.cursor + self.batch_size, self.num_data)
         return self._slice(source, self.cursor, end)
