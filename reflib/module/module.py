@@ -226,9 +226,48 @@ class Module(BaseModule):
         return len(self._context) > 1
 
     def _sync_params_from_devices(self):
-        """Average the devices' parameters into the host copies."""
+        """Average the devices' parameters into the host copies.  A row_sparse weight updated in
+        the store is up to date only there (the devices pulled only the rows they used): its
+        host copy gets every row from the store."""
         self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore is not None and self._update_on_kvstore:
+            for name, value in sorted(self._arg_params.items()):
+                if value.stype == 'row_sparse':
+                    every_row = nd.arange(0, value.shape[0], dtype='int64')
+                    self._kvstore.row_sparse_pull(name, value, row_ids=every_row)
         self._params_dirty = False
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Before ``data_batch`` runs: fetch the rows of each row_sparse weight it will read.
+
+        A row_sparse weight updated in the KVStore is not pulled back whole after ``update``
+        (that is the point of it); instead ``sparse_row_id_fn(data_batch)`` names, per weight,
+        the rows the batch needs (``{'w': row ids}``), and each device gets those rows with
+        ``row_sparse_pull``.  Dense weights need nothing here.
+        """
+        self._require('prepare')
+        if sparse_row_id_fn is None:
+            return
+        if self._kvstore is None or not self._update_on_kvstore:
+            warnings.warn('prepare: the parameters are not updated in a KVStore, so there is nothing to '
+                          'pull; sparse_row_id_fn is not needed', stacklevel=2)
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise MXNetError('prepare: sparse_row_id_fn must return a dict {parameter name: row ids}, got %s'
+                             % type(row_ids).__name__)
+        names = self._exec_group.param_names
+        for name, ids in row_ids.items():
+            if name not in names:
+                raise MXNetError('prepare: sparse_row_id_fn names %r, which is not a parameter; parameters are %s'
+                                 % (name, names))
+            index = names.index(name)
+            arrays = self._exec_group.param_arrays[index]
+            if arrays[0].stype != 'row_sparse':
+                warnings.warn("prepare: %r is stored %r, not 'row_sparse': the whole weight is pulled after "
+                              'each update, no rows need fetching' % (name, arrays[0].stype), stacklevel=2)
+                continue
+            self._kvstore.row_sparse_pull(name, arrays, row_ids=ids, priority=-index)
 
     # ---------------------------------------------------------------- bind
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
@@ -281,7 +320,8 @@ class Module(BaseModule):
                                  'for %s; the symbol needs %s' % (missing, self._param_names + self._aux_names))
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            self._arg_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype)
+            # in the devices' storage: a row_sparse weight is row_sparse on the host too, as MXNet's
+            self._arg_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype, stype=block[0].stype)
                                 for name, block in zip(self._param_names, self._exec_group.param_arrays)}
             self._aux_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype)
                                 for name, block in zip(self._aux_names, self._exec_group.aux_arrays)}

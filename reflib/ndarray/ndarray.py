@@ -189,6 +189,9 @@ class NDArray:
             if failed is not None:          # the copy fails as its source did (engine.py)
                 engine.fail([other._data], failed)
                 return other
+            if other.stype != 'default':    # into a sparse array: its non-zeros, in its storage
+                other[:] = self
+                return other
             if not _copy_across(self._data, other._data, other._ctx):
                 other._data[...] = move(self._data, other._ctx)
             return other

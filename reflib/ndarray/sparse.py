@@ -127,8 +127,23 @@ class BaseSparseNDArray(NDArray):
         raise TypeError('copyto does not support type %s' % type(other).__name__)
 
     def __setitem__(self, key, value):
-        raise MXNetError('%s does not take item assignment; build a new one, or work on todense()'
-                         % type(self).__name__)
+        """``a[:] = value``, the one assignment MXNet allows: a scalar, or an array of the same
+        shape (dense, numpy or sparse), stored in this array's form and dtype."""
+        if not (isinstance(key, slice) and key == slice(None)):
+            raise TypeError('%s only supports [:] for assignment (as in MXNet), got [%r]; build a new one, '
+                            'or work on todense()' % (type(self).__name__, key))
+        if np.isscalar(value):
+            source = _filled(self, value)
+        else:
+            if not isinstance(value, NDArray):
+                value = NDArray(self._ctx.xp.asarray(np.asarray(value, dtype=self._data.dtype)), self._ctx)
+            if value.shape != self.shape:
+                raise ShapeError('%s[:] = value: shape %s, this array has %s' % (type(self).__name__, value.shape,
+                                                                                 self.shape))
+            source = value if value.stype == self.stype else cast_storage(
+                value.todense() if isinstance(value, BaseSparseNDArray) else value, self.stype)
+        self._data = move(source._data, self._ctx).astype(self._data.dtype)
+        self._aux = [move(a, self._ctx).copy() for a in source._aux]
 
     # ------------------------------------------------------- arithmetic
     def _scaled(self, factor, op):
@@ -298,6 +313,17 @@ class RowSparseNDArray(BaseSparseNDArray):
 
 
 # ------------------------------------------------------------------- making them
+def _filled(like, value):
+    """``like`` filled with a scalar: a row_sparse array stores every row (as MXNet's ``[:] = 3``),
+    a CSR one every non-zero."""
+    xp, ctx = like._ctx.xp, like._ctx
+    with ctx.device_scope():
+        full = xp.full(like.shape, value, dtype=like._data.dtype)
+        if isinstance(like, RowSparseNDArray):
+            return RowSparseNDArray(full, [xp.arange(like.shape[0], dtype=INDEX_DTYPE)], like.shape, ctx)
+    return cast_storage(NDArray(full, ctx), like.stype)
+
+
 def _ctx_of(ctx):
     return ctx if ctx is not None else current_context()
 

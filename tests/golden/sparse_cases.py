@@ -26,6 +26,11 @@ def _parts(arr):
     return out
 
 
+def _assigned(target, value, key=slice(None)):
+    target[key] = value
+    return target
+
+
 def _iadd(target, other):
     target += other
     return target
@@ -94,6 +99,13 @@ def run(mx):
         'dense * csr': lambda: _parts(nd.ones((3, 4)) * csr),
         'retain of nothing stored': lambda: _parts(sparse.retain(sparse.zeros('row_sparse', (4, 2)),
                                                                  nd.array([1, 2]))),
+        'rsp[:] = numpy': lambda: _parts(_assigned(sparse.zeros('row_sparse', (3, 2)), np.array([[0, 1], [0, 0], [2, 3]]))),
+        'rsp[:] = 3': lambda: _parts(_assigned(sparse.zeros('row_sparse', (3, 2)), 3)),
+        'rsp[:] = rsp': lambda: _parts(_assigned(sparse.zeros('row_sparse', (4, 2)), rsp)),
+        'rsp[1] = 3': lambda: _try(lambda: _assigned(sparse.zeros('row_sparse', (3, 2)), 3, 1)),
+        'csr[:] = dense': lambda: _parts(_assigned(sparse.zeros('csr', (3, 2)), nd.array([[0, 1], [0, 0], [2, 3]]))),
+        'dense copyto csr': lambda: _parts(nd.array([[0, 1], [0, 0], [2, 3]]).copyto(sparse.zeros('csr', (3, 2)))),
+        'dense copyto rsp': lambda: _parts(dense.copyto(sparse.zeros('row_sparse', (3, 2)))),
         'len': lambda: len(csr),
         'size': lambda: _try(lambda: csr.size),
         'repr': lambda: repr(csr),
