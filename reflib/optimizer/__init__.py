@@ -35,6 +35,17 @@ tests/golden/gen_optimizer.py):
   ``num_update`` *after* this update was counted (1 for the first batch; LBSGD reads it
   before counting).
 
+Sparse gradients (MXNet 1.9.1's behaviour, checked in tests/golden/gen_optimizer_sparse.py):
+a row_sparse gradient for a dense weight, such as an Embedding's with ``sparse_grad=True``,
+gets MXNet's sparse kernels where it has them: SGD and Adam update only the gradient's rows
+(weight and states) with ``lazy_update=True``, their default, and every row with
+``lazy_update=False``; AdaGrad and GroupAdaGrad update the gradient's rows only (AdaGrad then
+refuses weight decay); NAG without momentum and LBSGD run SGD's lazy kernels, LARS SGD's
+sparse kernels as its ``lazy_update`` says.  Every other optimizer, and SGD under
+multi_precision, updates as if given the dense gradient (MXNet's "storage fallback"), so
+rows absent from the gradient still get weight decay and momentum.  States are dense for
+a dense weight.  Sparse *weights* are refused.
+
 The per-optimizer update formulas are written out in each class.
 """
 

@@ -8,8 +8,8 @@ weight so far, this one included; ``lr`` and ``wd`` are the weight's own.
 import math
 
 from ..ndarray import zeros
-from .optimizer import (Optimizer, register, _check_dense, _clip, _clip_enabled, _compute_type,
-                        _hyper, _param, _raw, _store)
+from .optimizer import (Optimizer, register, _check_arrays, _clip, _clip_enabled, _compute_type,
+                        _dense_grad, _hyper, _is_row_sparse, _param, _raw, _store)
 
 __all__ = ['Adam', 'Adamax', 'Nadam', 'FTML']
 
@@ -44,6 +44,13 @@ class Adam(Optimizer):
 
     The bias correction rides on the learning rate, so ``epsilon`` is added to
     the uncorrected ``sqrt(var)``.  State: ``(mean, var)``.
+
+    A row_sparse gradient gets MXNet's sparse kernels.  With ``lazy_update`` (the
+    default) only the gradient's rows of the weight, mean and var change (weight decay
+    acts on those rows only); with ``lazy_update=False`` every row is updated, an absent
+    row with ``g = clip(wd * weight)``.  Their CPU kernels write ``(1 - beta2) * (g * g)`` where the
+    dense one writes ``(1 - beta2) * g * g`` (a last-bit difference, reproduced): the lazy
+    one when clipping, the standard one always.
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -59,24 +66,51 @@ class Adam(Optimizer):
                 zeros(weight.shape, weight.context, dtype=weight.dtype))   # var
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'Adam')
+        _check_arrays(weight, grad, 'Adam')
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
         mean, var = state
+        if _is_row_sparse(grad) and self.lazy_update:
+            self._lazy_rows(weight, grad, mean, var, lr, wd)
+            return
+        square_first = _is_row_sparse(grad)       # the standard sparse kernel's rounding
+        grad = _dense_grad(weight, grad, 'Adam')
         ct = _compute_type(weight.dtype)
-        xp = weight.xp
-        w = _raw(weight, ct)
-        g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct) + _param(wd, ct) * w
+        w, m, v = self._step(weight.xp, _raw(weight, ct), grad._data, _raw(mean, ct), _raw(var, ct),
+                             lr, wd, square_first)
+        _store(mean, m)
+        _store(var, v)
+        _store(weight, w)
+
+    def _lazy_rows(self, weight, grad, mean, var, lr, wd):
+        """adam_update's lazy kernel: the rows ``grad`` stores, and no other."""
+        rows = grad._aux[0]
+        if len(rows) == 0:
+            return
+        ct = _compute_type(weight.dtype)
+        w, m, v = self._step(weight.xp, weight._data[rows].astype(ct, copy=False), grad._data,
+                             mean._data[rows].astype(ct, copy=False), var._data[rows].astype(ct, copy=False),
+                             lr, wd, square_first=_clip_enabled(self.clip_gradient))
+        mean._data[rows] = m
+        var._data[rows] = v
+        weight._data[rows] = w
+
+    def _step(self, xp, w, grad_values, mean, var, lr, wd, square_first):
+        """New ``(weight, mean, var)`` from their values (in the compute type) and the gradient's.
+
+        ``square_first``: ``(1 - beta2) * (g * g)`` rather than the dense kernel's
+        ``(1 - beta2) * g * g``.
+        """
+        ct = w.dtype.type
+        g = grad_values.astype(ct, copy=False) * _param(self.rescale_grad, ct) + _param(wd, ct) * w
         if _clip_enabled(self.clip_gradient):
             g = _clip(xp, g, _param(self.clip_gradient, ct))
         b1, b2 = _param(self.beta1, ct), _param(self.beta2, ct)
-        m = b1 * _raw(mean, ct) + (ct(1) - b1) * g
-        v = b2 * _raw(var, ct) + (ct(1) - b2) * g * g
-        _store(mean, m)
-        _store(var, v)
-        _store(weight, w - _param(lr, ct) * m / (xp.sqrt(v) + _param(self.epsilon, ct)))
+        m = b1 * mean + (ct(1) - b1) * g
+        v = b2 * var + ((ct(1) - b2) * (g * g) if square_first else (ct(1) - b2) * g * g)
+        return w - _param(lr, ct) * m / (xp.sqrt(v) + _param(self.epsilon, ct)), m, v
 
 
 # ---------------------------------------------------------------- Adamax
@@ -104,7 +138,7 @@ class Adamax(Optimizer):
         return _moment_state(weight)
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'Adamax')
+        grad = _dense_grad(weight, grad, 'Adamax')     # a sparse gradient: storage fallback
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t = self._index_update_count[index]
@@ -151,7 +185,7 @@ class Nadam(Optimizer):
         return _moment_state(weight)
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'Nadam')
+        grad = _dense_grad(weight, grad, 'Nadam')     # a sparse gradient: storage fallback
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t = self._index_update_count[index]
@@ -201,7 +235,7 @@ class FTML(Optimizer):
                 zeros(weight.shape, weight.context, dtype=weight.dtype))   # z
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'FTML')
+        grad = _dense_grad(weight, grad, 'FTML')     # a sparse gradient: storage fallback
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t = self._index_update_count[index]

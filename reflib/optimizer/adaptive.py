@@ -5,9 +5,11 @@ Each class writes out its update formula as MXNet 1.9.1 computes it (checked aga
 step by step in tests/golden/gen_optimizer.py); ``lr`` and ``wd`` are the weight's own.
 """
 
+import numpy as np
+
 from ..ndarray import zeros
-from .optimizer import (Optimizer, register, _check_dense, _clip, _clip_enabled, _compute_type,
-                        _hyper, _param, _raw, _store)
+from .optimizer import (Optimizer, OptimizerError, register, _check_arrays, _clip, _clip_enabled, _compute_type,
+                        _dense_grad, _dense_values, _hyper, _is_row_sparse, _param, _raw, _store)
 
 __all__ = ['AdaGrad', 'RMSProp', 'AdaDelta', 'Ftrl']
 
@@ -25,6 +27,11 @@ class AdaGrad(Optimizer):
 
     ``eps`` is stored as ``float_stable_eps`` (MXNet's attribute name).  The
     state ``history`` is float32 whatever the weight's dtype.
+
+    A row_sparse gradient takes MXNet's sparse kernel, which updates the gradient's rows
+    of the weight and the history only (``weight -= g / sqrt(history + eps) * lr``) and
+    clips only for a positive clip_gradient (0 and negatives: no clip).  That kernel has
+    no weight decay: with a non-zero wd MXNet 1.9.1 refuses the update, and so does reflib.
     """
 
     def __init__(self, eps=1e-7, **kwargs):
@@ -35,9 +42,13 @@ class AdaGrad(Optimizer):
         return zeros(weight.shape, weight.context)     # history, float32
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'AdaGrad')
+        _check_arrays(weight, grad, 'AdaGrad')
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        if _is_row_sparse(grad):
+            self._sparse_rows(index, weight, grad, state, lr, wd)
+            return
+        grad = _dense_grad(weight, grad, 'AdaGrad')
         history = state
         dt = weight._data.dtype.type
         xp = weight.xp
@@ -47,6 +58,26 @@ class AdaGrad(Optimizer):
         history._data += g * g
         div = g / xp.sqrt(history._data + dt(self.float_stable_eps))
         weight._data += (div + weight._data * dt(wd)) * dt(-lr)
+
+    def _sparse_rows(self, index, weight, grad, history, lr, wd):
+        """MXNet's sparse adagrad_update: the rows ``grad`` stores, and no other."""
+        if np.float32(wd) != 0:                    # MXNet's test, on the float32 it is given
+            raise OptimizerError(
+                'AdaGrad: weight %r has a row_sparse gradient and wd=%g, but MXNet\'s sparse AdaGrad '
+                'kernel has no weight decay (MXNet 1.9.1 refuses it too); set wd=0 (or its wd_mult '
+                'to 0), or pass the gradient dense (grad.tostype("default"))' % (index, wd))
+        rows = grad._aux[0]
+        if len(rows) == 0:
+            return
+        ct = _compute_type(weight.dtype)
+        xp = weight.xp
+        g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
+        if _clip_enabled(self.clip_gradient):      # MXNet hands the kernel only a truthy bound
+            g = _clip(xp, g, _param(self.clip_gradient, ct))
+        squares = history._data[rows] + g * g
+        history._data[rows] = squares
+        div = g / xp.sqrt(squares + _param(self.float_stable_eps, ct))
+        weight._data[rows] = weight._data[rows] - div * _param(lr, ct)
 
 
 # ---------------------------------------------------------------- RMSProp
@@ -87,7 +118,7 @@ class RMSProp(Optimizer):
         return tuple(zeros(weight.shape, weight.context) for _ in range(count))
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'RMSProp')
+        grad = _dense_grad(weight, grad, 'RMSProp')    # a sparse gradient: storage fallback
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         ct = _compute_type(weight.dtype)
@@ -147,13 +178,13 @@ class AdaDelta(Optimizer):
                 zeros(weight.shape, weight.context))    # accumulated delta*delta
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'AdaDelta')
+        _check_arrays(weight, grad, 'AdaDelta')
         wd = self._get_wd(index)
         self._update_count(index)
         dt = weight._data.dtype.type
         xp = weight.xp
-        grad._data *= dt(self.rescale_grad)
-        g = grad._data
+        grad._data *= dt(self.rescale_grad)     # a sparse gradient's stored values, in place too
+        g = _dense_values(grad)
         if self.clip_gradient is not None:
             g = xp.clip(g, dt(-self.clip_gradient), dt(self.clip_gradient))
         acc_g, acc_delta = state
@@ -182,6 +213,10 @@ class Ftrl(Optimizer):
     Its ``learning_rate`` defaults to 0.1 and is set after the base class's, so with an
     lr_scheduler it neither replaces the scheduler's base_lr nor warns (MXNet's order).
     The state is float32 whatever the weight's dtype, as MXNet creates it.
+
+    MXNet's sparse Ftrl kernel needs a row_sparse weight and states as well; for a dense
+    weight a row_sparse gradient gets the standard update on the dense gradient (storage
+    fallback), which also rewrites the rows the gradient does not store.
     """
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
@@ -195,7 +230,7 @@ class Ftrl(Optimizer):
                 zeros(weight.shape, weight.context))    # n
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'Ftrl')
+        grad = _dense_grad(weight, grad, 'Ftrl')       # a sparse gradient: storage fallback
         self._update_count(index)
         wd, lr = self._get_wd(index), self._get_lr(index)
         ct = _compute_type(weight.dtype)

@@ -11,9 +11,11 @@ import math
 import numpy as np
 
 from ..ndarray import zeros
-from .optimizer import (ImplementedUpdate, Optimizer, register, _check_dense, _clip, _clip_enabled,
-                        _compute_type, _hyper, _is_fp16, _param, _raw, _store)
-from .sgd import _MomentumState, sgd_step
+from ..ndarray.ndarray import to_numpy
+from ..ndarray.sparse import BaseSparseNDArray
+from .optimizer import (ImplementedUpdate, Optimizer, register, _check_arrays, _clip, _clip_enabled,
+                        _compute_type, _dense_grad, _hyper, _is_fp16, _param, _raw, _store)
+from .sgd import _MomentumState, sgd_kernel_step, sgd_step
 
 __all__ = ['LARS', 'LBSGD', 'LAMB']
 
@@ -47,6 +49,12 @@ class LARS(ImplementedUpdate, _MomentumState, Optimizer):
     goes to names ending in ``_weight`` only (not ``_gamma``, unlike the other optimizers).
     ``multi_precision`` works as for SGD (state ``(mom or None, float32 master)``); the
     norms are then those of the float16 weight and gradient.
+
+    A call that holds a sparse gradient takes MXNet's other path: each rate is worked out
+    on the host, ``lr * eta * |w| / (|rescale_grad * grad| + wd * |w| + eps)`` in double
+    precision from float32 norms, and every weight of the call is updated by the one-weight
+    SGD kernels, a row_sparse gradient lazily or not as ``lazy_update`` says (see
+    ``sgd_kernel_step``).
     """
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0, momentum_correction=True,
@@ -84,7 +92,7 @@ class LARS(ImplementedUpdate, _MomentumState, Optimizer):
         else:
             indices, weights, grads, states = [index], [weight], [grad], [state]
         for w, g in zip(weights, grads):
-            _check_dense(w, g, 'LARS')
+            _check_arrays(w, g, 'LARS')
         self._update_count(indices)
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
@@ -93,6 +101,13 @@ class LARS(ImplementedUpdate, _MomentumState, Optimizer):
             momentum = self.momentum
             if self.momentum_correction and self.last_lr != 0:
                 momentum = self.momentum * (self.cur_lr / self.last_lr)
+        if any(isinstance(g, BaseSparseNDArray) for g in grads):
+            # MXNet's multi-weight kernels take dense gradients only
+            for i, w, g, s, lr, wd in zip(indices, weights, grads, states, lrs, wds):
+                mom, master = s if multi_precision else (s, None)
+                sgd_kernel_step(w, g, mom, master, self._host_lars_lr(i, w, g, lr, wd), wd, momentum,
+                                self.rescale_grad, self.clip_gradient, self.lazy_update)
+            return
         for i, w, g, s, lr, wd in zip(indices, weights, grads, states, lrs, wds):
             lr, wd = np.float32(lr), np.float32(wd)
             if not _no_lars(self.idx2name.get(i, str(i))):
@@ -107,6 +122,25 @@ class LARS(ImplementedUpdate, _MomentumState, Optimizer):
             mom, master = s if multi_precision else (s, None)
             sgd_step(w, g, mom, master, lr, wd, momentum, self.rescale_grad, self.clip_gradient)
 
+    def _host_lars_lr(self, index, weight, grad, lr, wd):
+        """The rate MXNet works out on the host when a call holds a sparse gradient: from
+        float32 norms, the gradient's taken after rescale_grad, in double precision."""
+        if _no_lars(self.idx2name.get(index, str(index))):
+            return lr
+        w_norm = _host_norm(weight._data)
+        # a sparse gradient's zeros add nothing to its norm: its stored values suffice
+        g_norm = _host_norm(grad._data.astype(np.float32) * np.float32(self.rescale_grad))
+        if w_norm > 0 and g_norm > 0:
+            return self.eta * w_norm / (g_norm + wd * w_norm + self.eps) * lr
+        return lr
+
+
+def _host_norm(values):
+    """The L2 norm of an array's values (squares summed in float64) as a float32 number, read
+    to the host (MXNet's LARS reads its norms there on this path)."""
+    wide = values.astype(np.float64)
+    return float(np.sqrt(np.float32(to_numpy((wide * wide).sum()))))
+
 
 # ---------------------------------------------------------------- LBSGD
 @register
@@ -114,7 +148,8 @@ class LBSGD(Optimizer):
     """Large-batch SGD: emulates a ``batch_scale`` times larger batch, with a warm-up.
 
     Gradients are summed per weight; every ``batch_scale``-th update of a weight applies
-    the SGD update (see ``sgd_step``) with their mean and ``lr * mult``, and the other
+    the SGD update (see ``sgd_kernel_step``, lazy for a row_sparse gradient, as MXNet's
+    defaults have it) with their mean and ``lr * mult``, and the other
     updates leave the weight as it is.  ``mult`` at the ``n``-th update (counted from
     ``begin_epoch * updates_per_epoch``), with ``N = warmup_epochs * updates_per_epoch``
     and ``B = batch_scale``: ``B`` once ``n >= N``, else by ``warmup_strategy``:
@@ -182,30 +217,39 @@ class LBSGD(Optimizer):
     def _cumulate_gradient(self, grad, index):
         cgrad = self.cumgrads.get(index)
         if cgrad and cgrad['num_cums'] > 0:
-            cgrad = {'cum_grad': cgrad['cum_grad'] + grad, 'num_cums': cgrad['num_cums'] + 1}
+            cgrad = {'cum_grad': _summed(cgrad['cum_grad'], grad), 'num_cums': cgrad['num_cums'] + 1}
         else:
             cgrad = {'cum_grad': grad, 'num_cums': self.init_updates + 1}
         self.cumgrads[index] = cgrad
         return cgrad
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'LBSGD')
+        _check_arrays(weight, grad, 'LBSGD')
         lr, wd = self._get_lr(index), self._get_wd(index)
         self._update_count(index)
         cgrad = self._cumulate_gradient(grad, index)
         mom, master = state if isinstance(state, (list, tuple)) else (state, None)
+        # MXNet's LBSGD calls the one-weight SGD kernels with their default lazy_update=True
         if cgrad['num_cums'] % self.batch_scale == 0:
             grad = cgrad['cum_grad'] / self.batch_scale
             if self.warmup_strategy == 'lars':
                 lr *= self._get_lars(weight, grad, wd)
             else:
                 lr *= self._get_lbmult(cgrad['num_cums'])
-            sgd_step(weight, grad, mom, master, lr, wd, self.momentum, self.rescale_grad,
-                     self.clip_gradient)
+            sgd_kernel_step(weight, grad, mom, master, lr, wd, self.momentum, self.rescale_grad,
+                            self.clip_gradient, lazy_update=True)
             self.cumgrads[index]['cum_grad'] = 0
         else:
             # MXNet runs sgd_update with lr 0 on the weight itself: it stays as it is
-            sgd_step(weight, grad, None, None, 0.0, wd, 0.0, 1.0, None)
+            sgd_kernel_step(weight, grad, None, None, 0.0, wd, 0.0, 1.0, None, lazy_update=True)
+
+
+def _summed(total, grad):
+    """``total + grad`` as MXNet's LBSGD sums gradients: a sum that starts from the number 0
+    stays row_sparse for a row_sparse gradient (reflib's ``0 + grad`` would be dense)."""
+    if isinstance(grad, BaseSparseNDArray) and isinstance(total, (int, float)) and total == 0:
+        return grad.copy()
+    return total + grad
 
 
 def _plain_sum_sq(arr):
@@ -300,18 +344,19 @@ class LAMB(ImplementedUpdate, Optimizer):
         _store(weight, new_w)
 
     def _update_impl(self, index, weight, grad, state, multi_precision):
+        # lamb_update_phase1 and multi_lamb_update have no sparse form: storage fallback
         if not isinstance(index, (list, tuple)):
-            _check_dense(weight, grad, 'LAMB')
+            grad = _dense_grad(weight, grad, 'LAMB')
             self._update_count(index)
             lr, wd = self._get_lr(index), self._get_wd(index)
             self._step(index, weight, grad, state, lr, wd, self._index_update_count[index],
                        multi_precision, from_list=False)
             return
-        steps = []
+        steps, grads = [], []
         for i, w, g in zip(index, weight, grad):
-            _check_dense(w, g, 'LAMB')
+            grads.append(_dense_grad(w, g, 'LAMB'))
             # counted and read one index at a time, as MXNet does
             self._update_count(i)
             steps.append((self._index_update_count[i], self._get_lr(i), self._get_wd(i)))
-        for i, w, g, s, (t, lr, wd) in zip(index, weight, grad, state, steps):
+        for i, w, g, s, (t, lr, wd) in zip(index, weight, grads, state, steps):
             self._step(i, w, g, s, lr, wd, t, multi_precision, from_list=True)

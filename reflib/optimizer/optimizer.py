@@ -18,6 +18,7 @@ import numpy as np
 from ..base import MXNetError
 from ..registry import Registry
 from ..ndarray import NDArray
+from ..ndarray.sparse import BaseSparseNDArray, RowSparseNDArray
 
 
 class OptimizerError(MXNetError, ValueError):
@@ -69,7 +70,8 @@ def _lr_times_grad(xp, grad, lr, rescale_grad, clip_gradient, ct):
     """``lr * clip(rescale_grad * grad)``, in the order MXNet's SGD kernels multiply.
 
     Without clipping the kernels compute ``(lr * rescale_grad) * grad``, which can
-    round differently from ``lr * (rescale_grad * grad)``.
+    round differently from ``lr * (rescale_grad * grad)``.  For a row_sparse ``grad``
+    the result has one slice per stored row (its ``_data`` holds only those rows).
     """
     g = grad._data.astype(ct, copy=False)
     if _clip_enabled(clip_gradient):
@@ -77,13 +79,45 @@ def _lr_times_grad(xp, grad, lr, rescale_grad, clip_gradient, ct):
     return (lr * _param(rescale_grad, ct)) * g
 
 
-def _check_dense(weight, grad, who):
+def _check_arrays(weight, grad, who):
+    """``weight`` a dense NDArray and ``grad`` an NDArray (dense or sparse) of its shape.
+
+    MXNet also updates row_sparse *weights* (a KVStore's, pulled row by row); reflib's
+    optimizers update dense weights only, and say so rather than misread a sparse one.
+    """
     if not isinstance(weight, NDArray) or not isinstance(grad, NDArray):
         raise OptimizerError('%s.update expects NDArrays for weight and grad, got %s and %s'
                              % (who, type(weight).__name__, type(grad).__name__))
+    if isinstance(weight, BaseSparseNDArray):
+        raise OptimizerError('%s.update: the weight is %s; reflib updates dense weights only (a '
+                             'row_sparse gradient for a dense weight is fine): pass weight.tostype("default")'
+                             % (who, weight.stype))
     if weight.shape != grad.shape:
         raise OptimizerError('%s.update: weight has shape %s but its gradient has shape %s'
                              % (who, weight.shape, grad.shape))
+
+
+def _is_row_sparse(grad):
+    return isinstance(grad, RowSparseNDArray)
+
+
+def _dense_values(grad):
+    """The gradient's values as one dense buffer: a sparse gradient is expanded with its zeros."""
+    return grad._dense_data() if isinstance(grad, BaseSparseNDArray) else grad._data
+
+
+def _dense_grad(weight, grad, who):
+    """``grad`` checked against ``weight`` (see _check_arrays), as a dense NDArray.
+
+    This is MXNet's storage fallback: an update kernel without a sparse form runs on the
+    dense gradient a sparse one stands for, so every row of the weight and of the states
+    gets the standard update, rows absent from the gradient with a zero gradient (weight
+    decay, momentum and moving averages still act on them).  Most optimizers take a
+    row_sparse gradient this way; SGD, NAG without momentum, LARS, LBSGD, Adam, AdaGrad
+    and GroupAdaGrad have their own sparse updates instead.
+    """
+    _check_arrays(weight, grad, who)
+    return grad.todense() if isinstance(grad, BaseSparseNDArray) else grad
 
 
 def _is_fp16(arr):

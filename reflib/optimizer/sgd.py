@@ -14,10 +14,12 @@ import numpy as np
 from .. import random as _random
 from ..ndarray import zeros
 from ..operator.common import device_kernel
-from .optimizer import (ImplementedUpdate, Optimizer, OptimizerError, register, _check_dense, _clip,
-                        _clip_enabled, _compute_type, _hyper, _is_fp16, _lr_times_grad, _param, _raw, _store)
+from ..ndarray.sparse import BaseSparseNDArray
+from .optimizer import (ImplementedUpdate, Optimizer, OptimizerError, register, _check_arrays, _clip,
+                        _clip_enabled, _compute_type, _dense_grad, _hyper, _is_fp16, _is_row_sparse,
+                        _lr_times_grad, _param, _raw, _store)
 
-__all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'Test', 'sgd_step']
+__all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'Test', 'sgd_step', 'sgd_kernel_step']
 
 
 # ---------------------------------------------------------------- SGD
@@ -97,6 +99,84 @@ def _fused_step(xp, weight, grad, mom, master, lr, wd, momentum, rescale_grad, c
     return True
 
 
+def sgd_kernel_step(weight, grad, mom, master, lr, wd, momentum, rescale_grad, clip_gradient, lazy_update):
+    """One SGD update of one weight by MXNet's one-weight kernels (sgd_update, sgd_mom_update
+    and their mp_ forms), where sgd_step follows its multi-weight kernels.
+
+    MXNet runs these where the multi-weight kernels do not apply: a sparse gradient (and
+    every other weight handed over in the same call), NAG without momentum, LARS with a
+    sparse gradient and LBSGD.  A row_sparse gradient, unless ``master`` is given, gets
+    MXNet's sparse kernels: with ``lazy_update`` only its rows of the weight (and of the
+    momentum) change; without, every row gets weight decay and momentum (see
+    _standard_sparse_sgd).  The mp_ kernels have no sparse form: a sparse gradient is then
+    made dense (storage fallback), whatever ``lazy_update`` says, as in MXNet 1.9.1.
+    """
+    use_mom = mom is not None and momentum > 0
+    if _is_row_sparse(grad) and master is None:
+        if lazy_update:
+            _lazy_sgd_rows(weight, grad, mom if use_mom else None, lr, wd, momentum, rescale_grad, clip_gradient)
+        elif use_mom:
+            # sgd_mom_update's standard sparse kernel is the dense formula with zero rows
+            # filled in: the same numbers to the bit
+            sgd_step(weight, grad.todense(), mom, None, lr, wd, momentum, rescale_grad, clip_gradient)
+        else:
+            _standard_sparse_sgd(weight, grad, lr, wd, rescale_grad, clip_gradient)
+        return
+    if isinstance(grad, BaseSparseNDArray):
+        grad = grad.todense()
+    if use_mom:
+        # sgd_mom_update and mp_sgd_mom_update compute what the multi-weight kernels compute
+        sgd_step(weight, grad, mom, master, lr, wd, momentum, rescale_grad, clip_gradient)
+    else:
+        _decayed_sgd_step(weight, grad, master, lr, wd, rescale_grad, clip_gradient)
+
+
+def _decayed_sgd_step(weight, grad, master, lr, wd, rescale_grad, clip_gradient):
+    """sgd_update / mp_sgd_update: ``weight = (1 - lr * wd) * weight - lr * g`` (which rounds
+    differently from sgd_step's ``weight + (-lr * wd * weight - lr * g)``)."""
+    target = master if master is not None else weight
+    ct = _compute_type(target.dtype)
+    lr, wd = _param(lr, ct), _param(wd, ct)
+    new_w = (ct(1) - lr * wd) * _raw(target, ct) - _lr_times_grad(weight.xp, grad, lr, rescale_grad,
+                                                                  clip_gradient, ct)
+    _store(target, new_w)
+    if master is not None:
+        _store(weight, new_w)       # the float16 weight gets the master's rounded value
+
+
+def _lazy_sgd_rows(weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient):
+    """The lazy update of MXNet's sparse SGD kernels: the rows a row_sparse ``grad`` stores
+    are updated as sgd_update (``mom`` None) or sgd_mom_update would update them; every
+    other row of the weight and of the momentum keeps its value (no weight decay there)."""
+    rows = grad._aux[0]
+    if len(rows) == 0:
+        return
+    ct = _compute_type(weight.dtype)
+    lr, wd = _param(lr, ct), _param(wd, ct)
+    w = weight._data[rows].astype(ct, copy=False)
+    step = _lr_times_grad(weight.xp, grad, lr, rescale_grad, clip_gradient, ct)   # one slice per row
+    if mom is None:
+        weight._data[rows] = (ct(1) - lr * wd) * w - step
+        return
+    mom._data[rows] = _param(momentum, ct) * mom._data[rows].astype(ct, copy=False) - lr * wd * w - step
+    weight._data[rows] = w + mom._data[rows].astype(ct, copy=False)    # the stored momentum is added
+
+
+def _standard_sparse_sgd(weight, grad, lr, wd, rescale_grad, clip_gradient):
+    """sgd_update with ``lazy_update=False`` on a row_sparse gradient, as MXNet's kernel does it:
+    first the whole weight decays, ``weight *= 1 - lr * wd`` (the factor worked out in float32,
+    even an empty gradient decays it), then the gradient's rows take their step
+    ``weight[row] -= lr * g[row]``."""
+    ct = _compute_type(weight.dtype)
+    lr32 = _param(lr, np.float32)
+    factor = _param(np.float32(1) - lr32 * _param(wd, np.float32), ct)
+    weight._data *= factor
+    rows = grad._aux[0]
+    if len(rows):
+        weight._data[rows] = weight._data[rows].astype(ct, copy=False) - _lr_times_grad(
+            weight.xp, grad, _param(lr, ct), rescale_grad, clip_gradient, ct)
+
+
 @register
 class SGD(ImplementedUpdate, _MomentumState, Optimizer):
     """Stochastic gradient descent, with optional momentum.
@@ -107,11 +187,20 @@ class SGD(ImplementedUpdate, _MomentumState, Optimizer):
         mom    = momentum * mom - lr * wd * weight - lr * g      # mom stays 0 without momentum
         weight = weight + mom
 
-    The momentum state exists only when ``momentum != 0``.  ``lazy_update``
-    concerns sparse gradients, which reflib does not have; it is accepted and
-    ignored.  With ``multi_precision`` on float16 weights the state is the pair
-    ``(mom or None, float32 master weight)``: the update runs on the master and
-    the float16 weight receives its rounded value.
+    The momentum state exists only when ``momentum != 0``.  With ``multi_precision``
+    on float16 weights the state is the pair ``(mom or None, float32 master weight)``:
+    the update runs on the master and the float16 weight receives its rounded value.
+
+    A row_sparse gradient (an Embedding's with ``sparse_grad=True``) is updated as MXNet
+    1.9.1 updates it (see sgd_kernel_step).  With ``lazy_update`` (the default) only the
+    rows the gradient stores change, in the weight and in the momentum: absent rows get
+    neither weight decay nor momentum.  With ``lazy_update=False`` it is the standard
+    update, as if the gradient were dense.  Under ``multi_precision`` MXNet has no sparse
+    kernel, and the update is the standard one whatever ``lazy_update`` says.  A call that
+    hands over several weights, one of them with a sparse gradient, updates them all by
+    the one-weight kernels; without momentum their ``(1 - lr * wd) * weight - lr * g``
+    rounds a little differently from the multi-weight kernel's formula above (reflib
+    follows MXNet in both).
     """
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
@@ -128,18 +217,25 @@ class SGD(ImplementedUpdate, _MomentumState, Optimizer):
         else:
             indices, weights, grads, states = [index], [weight], [grad], [state]
         for w, g in zip(weights, grads):
-            _check_dense(w, g, 'SGD')
+            _check_arrays(w, g, 'SGD')
         # all indices are counted before any learning rate is read, as MXNet does
         self._update_count(indices)
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
+        # MXNet's multi-weight kernels take dense gradients only: one sparse gradient sends
+        # every weight of the call through the one-weight kernels
+        one_by_one = any(isinstance(g, BaseSparseNDArray) for g in grads)
         for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
             if multi_precision:
                 mom, master = s
             else:
                 mom, master = s, None
-            sgd_step(w, g, mom, master, lr, wd, self.momentum, self.rescale_grad,
-                     self.clip_gradient)
+            if one_by_one:
+                sgd_kernel_step(w, g, mom, master, lr, wd, self.momentum, self.rescale_grad,
+                                self.clip_gradient, self.lazy_update)
+            else:
+                sgd_step(w, g, mom, master, lr, wd, self.momentum, self.rescale_grad,
+                         self.clip_gradient)
 
 
 # ---------------------------------------------------------------- NAG
@@ -156,9 +252,14 @@ class NAG(ImplementedUpdate, _MomentumState, Optimizer):
     Without weight decay that is the textbook ``s = momentum*s + g;
     weight -= lr*(g + momentum*s)`` with ``mom = -lr * s``.  With weight decay,
     note ``weight_new`` in the momentum: MXNet's kernel overwrites the weight
-    before it computes the momentum, and reflib reproduces the numbers.  Without momentum it is plain SGD written as
-    ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)``.
+    before it computes the momentum, and reflib reproduces the numbers.  Without momentum
+    it is plain SGD written as ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad * grad)``.
     ``multi_precision`` works as for SGD (state ``(mom or None, master)``).
+
+    A row_sparse gradient: without momentum MXNet runs sgd_update with its default
+    ``lazy_update=True``, so only the gradient's rows change (no decay elsewhere); with
+    momentum, or under ``multi_precision``, its kernels have no sparse form and the update
+    is the standard one on the dense gradient.
     """
 
     def __init__(self, momentum=0.0, **kwargs):
@@ -166,29 +267,31 @@ class NAG(ImplementedUpdate, _MomentumState, Optimizer):
         self.momentum = _hyper('NAG', 'momentum', momentum)
 
     def _update_impl(self, index, weight, grad, state, multi_precision):
-        _check_dense(weight, grad, 'NAG')
+        _check_arrays(weight, grad, 'NAG')
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         mom, master = state if multi_precision else (state, None)
+        if mom is None or not self.momentum > 0:
+            # MXNet's NAG without momentum is its sgd_update (lazy for a row_sparse gradient)
+            sgd_kernel_step(weight, grad, None, master, lr, wd, 0.0, self.rescale_grad,
+                            self.clip_gradient, lazy_update=True)
+            return
+        grad = _dense_grad(weight, grad, 'NAG')      # nag_mom_update has no sparse form
         target = master if master is not None else weight
         ct = _compute_type(target.dtype)
         xp = weight.xp
         w = _raw(target, ct)
         lr, wd = _param(lr, ct), _param(wd, ct)
-        if mom is not None and self.momentum > 0:
-            g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
-            if _clip_enabled(self.clip_gradient):
-                g = _clip(xp, g, _param(self.clip_gradient, ct))
-            mu = _param(self.momentum, ct)
-            old = mu * _raw(mom, ct)
-            new_w = w - old + (mu + ct(1)) * (old - lr * (g + wd * w))
-            # MXNet's kernel writes the new weight first and then reads "the weight"
-            # again for the momentum's decay term, so that term uses the NEW weight
-            new_mom = old - lr * (g + wd * new_w.astype(ct, copy=False))
-            _store(mom, new_mom)
-        else:
-            new_w = (ct(1) - lr * wd) * w - _lr_times_grad(
-                xp, grad, lr, self.rescale_grad, self.clip_gradient, ct)
+        g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
+        if _clip_enabled(self.clip_gradient):
+            g = _clip(xp, g, _param(self.clip_gradient, ct))
+        mu = _param(self.momentum, ct)
+        old = mu * _raw(mom, ct)
+        new_w = w - old + (mu + ct(1)) * (old - lr * (g + wd * w))
+        # MXNet's kernel writes the new weight first and then reads "the weight"
+        # again for the momentum's decay term, so that term uses the NEW weight
+        new_mom = old - lr * (g + wd * new_w.astype(ct, copy=False))
+        _store(mom, new_mom)
         if master is not None:
             _store(master, new_w)
         _store(weight, new_w)
@@ -229,7 +332,7 @@ class Signum(Optimizer):
         return zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'Signum')
+        grad = _dense_grad(weight, grad, 'Signum')     # a sparse gradient: storage fallback
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         ct = _compute_type(weight.dtype)
@@ -280,7 +383,7 @@ class SGLD(Optimizer):
         return None
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'SGLD')
+        grad = _dense_grad(weight, grad, 'SGLD')       # MXNet's NDArray arithmetic makes it dense
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         ct = _compute_type(weight.dtype)
@@ -325,7 +428,7 @@ class DCASGD(Optimizer):
         return (mom, weight.copy())
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'DCASGD')
+        grad = _dense_grad(weight, grad, 'DCASGD')     # MXNet's NDArray arithmetic makes it dense
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         ct = _compute_type(weight.dtype)
@@ -354,7 +457,7 @@ class Test(Optimizer):
         return zeros(weight.shape, weight.context)
 
     def update(self, index, weight, grad, state):
-        _check_dense(weight, grad, 'Test')
+        grad = _dense_grad(weight, grad, 'Test')
         ct = _compute_type(weight.dtype)
         _store(weight, _raw(weight, ct) + grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct))
         _store(state, weight._data)

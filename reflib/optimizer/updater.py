@@ -30,6 +30,8 @@ class Updater:
 
     It creates each weight's optimizer state the first time it sees the index,
     and accepts lists of indices/gradients/weights (as Module passes them).
+    Gradients go to the optimizer as they come, row_sparse ones included (the optimizer
+    decides how to apply them, as in MXNet); states are created from the weights.
     ``get_states``/``set_states`` save and restore the states (and optionally
     the optimizer) as pickle bytes, the ``.states`` checkpoint files.
     """
