@@ -22,7 +22,6 @@ from reflib.base import MXNetError
 from reflib.kvstore import KVStoreError
 from reflib.kvstore.dist import row_placement
 from reflib.kvstore.server import KVServer
-from reflib.optimizer.optimizer import OptimizerError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location('gen_kvstore_sparse',
@@ -62,11 +61,7 @@ def test_scenario_matches_mxnet(name):
 @pytest.mark.parametrize('kvtype', gen.TYPES)
 def test_sgd_on_row_sparse_weights_matches_mxnet(kvtype):
     name = 'sgd/%s/row_sparse' % kvtype
-    try:
-        rec = _run_scenario(name)
-    except OptimizerError as err:
-        # the store hands SGD the row_sparse weight, as MXNet's does; updating one is the optimizer's part
-        pytest.skip('reflib\'s SGD does not update row_sparse weights yet: %s' % err)
+    rec = _run_scenario(name)        # the store hands SGD its row_sparse weight, as MXNet's does
     want = gen.unpack(GOLDEN, name)
     assert sorted(rec) == sorted(want)
     for label, value in rec.items():
