@@ -281,9 +281,10 @@ class Executor:
             first_here = step.in_slots.index(s) == k and k not in step.moves
             bufs.append(self._grad_array.get(s) if first_here else None)
         arrays.grad_bufs = bufs if any(b is not None for b in bufs) else None
-        sparse_slots = {slot for slot, arr in self._sparse_bound if arr.stype == 'csr'}
+        sparse_stype = {slot: arr.stype for slot, arr in self._sparse_bound}
         takes = step.op.sparse_inputs(step.params)
-        arrays.densify = [(k, s) for k, s in enumerate(step.in_slots) if s in sparse_slots and k not in takes]
+        arrays.densify = [(k, s) for k, s in enumerate(step.in_slots)
+                          if s in sparse_stype and sparse_stype[s] not in takes.get(k, ())]
         stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
                     for k, s in enumerate(step.in_slots)]
         stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
@@ -448,7 +449,7 @@ class Executor:
         values = list(self._slot_array)
         for slot, arr in self._bound:
             values[slot] = arr._data
-        # sparse arguments: CSR as a matrix (an operator that takes no CSR reads _dense_args)
+        # sparse arguments as they are (an operator that does not take them reads _dense_args)
         self._dense_args = {slot: arr._dense_data() for slot, arr in self._sparse_bound if slot in self._densified}
         for slot, arr in self._sparse_bound:
             values[slot] = bound_value(arr)
@@ -459,7 +460,9 @@ class Executor:
         input as ``<node>_<input name>``."""
         node = step.node
         for (child, i), in_name, value in zip(node.inputs, node.op.monitor_input_names(node.params), values):
-            arr = NDArray(value.toarray() if is_csr_matrix(value) else value, step.ctx)
+            if is_csr_matrix(value) or isinstance(value, SparseRows):
+                value = value.toarray() if is_csr_matrix(value) else value.dense(step.ctx.xp)
+            arr = NDArray(value, step.ctx)
             if child.op is None:
                 self._report(child.name, arr)
             self._report('%s_%s' % (node.name, in_name), arr)

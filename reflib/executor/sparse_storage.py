@@ -1,8 +1,9 @@
 """What the executor does for sparse arrays: CSR inputs, row_sparse gradients.
 
-* A CSR argument reaches an operator that takes it (``Operator.sparse_inputs``: dot's lhs) as
-  scipy's (cupyx's) ``csr_matrix``; any other operator gets its dense form, MXNet's "storage
-  fallback".  A row_sparse argument is given densely to every operator.
+* A sparse argument reaches an operator that takes it (``Operator.sparse_inputs``) as it is: a
+  CSR one (dot's lhs) as scipy's (cupyx's) ``csr_matrix``, a row_sparse one (Embedding's
+  weight) as ``SparseRows``; any other operator gets its dense form, MXNet's "storage
+  fallback".
 * A row_sparse gradient (symbol/storage.py says which) travels from the operator's backward
   as ``SparseRows`` and lands in the argument's RowSparseNDArray: the executor plans no dense
   array for it.  A row_sparse gradient array whose gradient comes out dense gets the dense
@@ -12,6 +13,7 @@
 from ..base import BindError
 from ..ndarray.ndarray import move
 from ..ndarray.sparse import INDEX_DTYPE, CSRNDArray, RowSparseNDArray
+from ..operator.sparse_rows import SparseRows
 from ..symbol.storage import gradient_stypes
 from ..symbol.symbol import topo_order
 
@@ -56,11 +58,11 @@ def _sparse_only(symbol, stypes):
 
 
 def bound_value(arr):
-    """What the graph's steps read for a bound argument: a dense array, or a CSR matrix."""
+    """What an operator that takes a sparse argument as it is reads: a CSR matrix, or SparseRows."""
     if isinstance(arr, CSRNDArray):
         return arr._matrix()
     if isinstance(arr, RowSparseNDArray):
-        return arr._dense_data()
+        return SparseRows(arr._aux[0], arr._data, arr.shape)
     return arr._data
 
 

@@ -160,7 +160,7 @@ class Dot(_DotBase):
 
     # ---------------------------------------------------- a CSR lhs
     def sparse_inputs(self, p):
-        return (0,)
+        return {0: ('csr',)}
 
     def grad_stype(self, p, k, in_stypes):
         # d rhs = lhsᵀ · d out: only the rows of rhs that a stored column of lhs reaches

@@ -11,7 +11,7 @@ from .registry import Operator, Param, register
 from ..shapes import merge_shape, merge_dtype
 from ..shapes import prod as _prod, format_shape as _fmt_shape
 from .common import same_as_data, erf_array, scatter_add
-from .sparse_rows import summed_rows
+from .sparse_rows import SparseRows, summed_rows
 from ..base import ShapeError, ParamError
 
 
@@ -382,6 +382,11 @@ class Embedding(Operator):
     def grad_stype(self, p, k, in_stypes):
         return 'row_sparse' if k == 1 and p.sparse_grad else 'default'
 
+    def sparse_inputs(self, p):
+        # a row_sparse weight holding some rows (a KVStore's, fetched by Module.prepare) is read
+        # as it is: a row it does not store reads as zeros
+        return {1: ('row_sparse',)}
+
     def _indices(self, p, xp, data, weight):
         if tuple(weight.shape) != (p.input_dim, p.output_dim):
             raise ShapeError("%s: input 'weight' must have shape (%d,%d) (input_dim, output_dim), got %s"
@@ -390,7 +395,10 @@ class Embedding(Operator):
 
     def forward(self, p, env, inputs, aux):
         data, weight = inputs
-        return [weight[self._indices(p, env.xp, data, weight)]]
+        index = self._indices(p, env.xp, data, weight)
+        if isinstance(weight, SparseRows):
+            return [weight.lookup(env.xp, index)]
+        return [weight[index]]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, (data, weight) = env.xp, inputs
@@ -398,6 +406,6 @@ class Embedding(Operator):
         rows = out_grads[0].reshape(-1, p.output_dim).astype(weight.dtype)
         if p.sparse_grad:
             return [None, summed_rows(xp, index, rows, weight.shape)]
-        d_weight = xp.zeros_like(weight)
+        d_weight = xp.zeros(weight.shape, dtype=weight.dtype)
         scatter_add(xp, d_weight, index, rows)
         return [None, d_weight]

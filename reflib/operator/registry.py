@@ -341,10 +341,10 @@ class Operator:
         return len(self.outputs(p))
 
     def sparse_inputs(self, p):
-        """The inputs whose forward and backward take a CSR matrix as it is (scipy's or cupyx's
-        ``csr_matrix``); every other input of a CSR array gets its dense form, as MXNet's
-        "storage fallback" gives it."""
-        return ()
+        """``{input position: storage types it takes as they are}``: a 'csr' array arrives as
+        scipy's (cupyx's) ``csr_matrix``, a 'row_sparse' one as ``SparseRows`` (sparse_rows.py).
+        Every other sparse input gets its dense form, as MXNet's "storage fallback" gives it."""
+        return {}
 
     def grad_stype(self, p, k, in_stypes):
         """How input ``k``'s gradient is stored, given the inputs' storage types: 'row_sparse'

@@ -8,8 +8,9 @@ dense array, and the executor keeps it sparse all the way into a row_sparse grad
 the dense gradient is never allocated.  Where it must meet dense arithmetic (the weight also
 feeds another operator, or the gradient array is dense) it becomes dense there.
 
-The executor also hands an operator CSR inputs as they are, as scipy's (or cupyx's)
-``csr_matrix``, where the operator says it takes them (``Operator.sparse_inputs``).
+The executor also hands an operator sparse inputs as they are, where the operator says it
+takes them (``Operator.sparse_inputs``): a CSR array as scipy's (or cupyx's) ``csr_matrix``,
+a row_sparse one as a ``SparseRows``.
 """
 
 import numpy as np
@@ -44,6 +45,16 @@ class SparseRows:
         if len(self.rows):
             full[self.rows] = self.values
         return full
+
+    def lookup(self, xp, index):
+        """Rows ``index`` (any shape of row numbers): ``index.shape + shape[1:]``, zeros where a row
+        is not stored."""
+        out = xp.zeros(tuple(index.shape) + self.shape[1:], dtype=self.values.dtype)
+        if len(self.rows):
+            where = xp.minimum(xp.searchsorted(self.rows, index), len(self.rows) - 1)
+            found = self.rows[where] == index
+            out[found] = self.values[where[found]]
+        return out
 
     def plus(self, other, xp):
         """Two sparse gradients of one array summed: the union of their rows."""

@@ -102,6 +102,22 @@ def _dense_grad_for_sparse_embedding(mx):
     return exe.grad_dict['w'].asnumpy().tolist()
 
 
+def _embedding_of_stored_rows(mx):
+    """A row_sparse weight that stores rows 1 and 4 only: a row it does not store reads as zeros."""
+    data, weight = mx.sym.var('data'), mx.sym.var('w', stype='row_sparse')
+    looked_up = mx.sym.Embedding(data, weight, input_dim=6, output_dim=2, sparse_grad=True, name='emb')
+    net = mx.sym.Group([mx.sym.BlockGrad(looked_up), mx.sym.MakeLoss(mx.sym.sum(looked_up * mx.sym.var('k')))])
+    exe = net.simple_bind(mx.cpu(), data=(3,), k=(3, 2), grad_req={'data': 'null', 'w': 'write', 'k': 'null'})
+    mx.nd.sparse.row_sparse_array((np.array([[1, 2], [3, 4]], np.float32), np.array([1, 4])),
+                                  shape=(6, 2)).copyto(exe.arg_dict['w'])
+    exe.arg_dict['data'][:] = np.array([1, 2, 4])
+    exe.arg_dict['k'][:] = np.array([[1, 1], [2, 2], [3, 3]])
+    outputs = exe.forward(is_train=True)
+    exe.backward()
+    return {'arg stypes': _stypes(exe.arg_dict), 'grad stypes': _stypes(exe.grad_dict),
+            'looked up': _parts(outputs[0]), 'loss': _parts(outputs[1]), 'grad w': _parts(exe.grad_dict['w'])}
+
+
 def _json(mx):
     x, w = mx.sym.var('x', stype='csr'), mx.sym.var('w', stype='row_sparse')
     graph = json.loads(mx.sym.dot(x, w, name='dot').tojson())
@@ -115,6 +131,7 @@ def run(mx):
         'embedding sparse_grad float64': lambda: _embedding(mx, [[3, 0]], weight_dtype='float64'),
         'embedding sparse_grad weight also read densely': lambda: _embedding(mx, [[1, 4], [1, 0]], twice=True),
         'embedding sparse_grad dense gradient array': lambda: _try(lambda: _dense_grad_for_sparse_embedding(mx)),
+        'embedding of a row_sparse weight': lambda: _embedding_of_stored_rows(mx),
         'dot csr dense': lambda: _dot(mx),
         'dot csr dense, data gradient': lambda: _dot(mx, data_grad='write'),
         'dot csr row_sparse': lambda: _dot(mx, weight_stype='row_sparse'),
