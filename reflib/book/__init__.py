@@ -18,6 +18,7 @@ this package.
 ``stored``                ``data_path``, ``load_json``, ``load_npz``, ``script_path``: what chapters read
 ``models``, ``lm_fit``    the benchmark's models (ch. 13), the bucketing language model (ch. 14)
 ``trying``                ``attempt``: run a call, print ``ok`` or the error reflib raises (ch. 4, 8)
+``sparse_step``           ``embedding_step``, ``draw_step_bytes``: one step of a big embedding (ch. 10)
 ========================  ===================================================================
 """
 
@@ -32,11 +33,11 @@ from .records import draw_record, parse_record
 from .source import excerpt, source, source_lines, working_directory
 from .stored import data_path, load_json, load_npz, script_path
 from .trying import attempt
-from . import lm_fit, models
+from . import lm_fit, models, sparse_step
 
 __all__ = ['excerpt', 'source', 'source_lines', 'working_directory', 'svg',
            'draw_handles', 'draw_executor', 'draw_group', 'draw_shapes', 'draw_plan', 'draw_placement',
            'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
            'kvstore_round', 'distributed_job',
            'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets',
-           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'attempt']
+           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'sparse_step', 'attempt']
