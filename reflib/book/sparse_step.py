@@ -123,7 +123,7 @@ def draw_step_bytes(results, ax=None):
     """Grouped bars (log scale): for each measure, one bar per setup."""
     import matplotlib.pyplot as plt  # on first plot: importing reflib.book stays cheap
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 3.6))
+        _, ax = plt.subplots(figsize=(6.2, 3.8))   # drawn no wider than the page's column
     colours = ['#b0b0b0', '#4c72b0', '#dd8452']
     height = 0.26
     for k, (label, values) in enumerate(results.items()):
@@ -131,14 +131,14 @@ def draw_step_bytes(results, ax=None):
         sizes = [max(values[m], 1) for m in MEASURES]
         ax.barh(ys, sizes, height=height, color=colours[k], label=label)
         for y, size in zip(ys, sizes):
-            ax.text(size * 1.15, y, _human(size), va='center', fontsize=9)
+            ax.text(size * 1.15, y, _human(size), va='center', fontsize=10)
     ax.set_xscale('log')
-    ax.set_xlim(1e3, 4e9)
+    ax.set_xlim(1e3, 2e9)
     ax.set_yticks(range(len(MEASURES)))
     ax.set_yticklabels(MEASURES, fontsize=10)
     ax.invert_yaxis()
     ax.set_xlabel('bytes in one training step (log scale), 2 devices', fontsize=10)
-    ax.legend(fontsize=9, loc='lower center', bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
+    ax.legend(fontsize=10, loc='lower center', bbox_to_anchor=(0.4, 1.0), ncol=3, frameon=False)
     for side in ('top', 'right'):
         ax.spines[side].set_visible(False)
     return ax

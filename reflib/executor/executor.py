@@ -832,7 +832,8 @@ def _mb(nbytes):
 
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
-                shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None, stype_dict=None):
+                shared_arg_names=None, shared_exec=None, shared_buffer=None, shapes=None,
+                stype_dict=None):
     """Infer every shape from the given input shapes, allocate all arrays, and bind.
 
     Shapes come from inference seeded with ``shapes`` (names the symbol lacks are ignored, as
@@ -913,7 +914,7 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     check_fits(needs, 'simple_bind', lambda d: '%s %r %s %s' % (d[0], d[1], tuple(d[2]), np.dtype(d[3]).name))
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
-        if arg_stypes[name] != 'default' or (req != 'null' and grad_stypes[name] != 'default'):
+        if arg_stypes[name] != 'default' or grad_stypes[name] != 'default':
             args.append(sparse_zeros(arg_stypes[name], shape, place(name), dtype))
             if req != 'null':
                 grads[name] = sparse_zeros(grad_stypes[name], shape, place(name), dtype)
