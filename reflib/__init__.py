@@ -20,6 +20,7 @@ from . import symbol as sym
 from .symbol import AttrScope, NameManager
 from .symbol import naming as name
 from .symbol import attribute
+from . import autograd
 from . import executor
 from .executor import Executor
 from . import test_utils

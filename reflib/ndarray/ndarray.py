@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .. import engine
+from . import tape
 from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
 from ..fluent import fluent_method
@@ -94,7 +95,7 @@ def _operator_form(method):
 
     @functools.wraps(method)
     def either(self, *args, **kwargs):
-        if kwargs.keys() <= accepted:
+        if kwargs.keys() <= accepted and not tape.is_recording():     # autograd records operators
             return method(self, *args, **kwargs)
         return _call_operator(name, self, *args, **kwargs)
     return either
@@ -113,7 +114,9 @@ class NDArray:
     >>> float(a.asnumpy()[0, 0])
     5.0
     """
-    __slots__ = ('_data', '_ctx', '__weakref__')
+    # _entry (set only when autograd is involved): the recorded call that made this array, or
+    # the Variable its gradient goes to (tape.py)
+    __slots__ = ('_data', '_ctx', '_entry', '__weakref__')
     # numpy must defer to NDArray's reflected operators (np_scalar * nd)
     __array_priority__ = 1000.0
 
@@ -151,6 +154,8 @@ class NDArray:
     @property
     def T(self):
         """All axes reversed (a copy)."""
+        if tape.is_recording():
+            return _call_operator('transpose', self)
         return NDArray(self.xp.ascontiguousarray(self._data.T), self._ctx)
 
     @property
@@ -173,9 +178,13 @@ class NDArray:
     def astype(self, dtype, copy=True):
         if not copy and self._data.dtype == np.dtype(dtype):
             return self
+        if tape.is_recording():
+            return _call_operator('Cast', self, dtype=np.dtype(dtype).name)
         return _carry_failure(NDArray(self._data.astype(dtype), self._ctx), self)
 
     def copy(self):
+        if tape.is_recording():
+            return _call_operator('_copy', self)
         return _carry_failure(NDArray(self._data.copy(), self._ctx), self)
 
     def copyto(self, other):
@@ -207,6 +216,29 @@ class NDArray:
             return self
         return self.copyto(context)
 
+    # ------------------------------------------------------------- autograd
+    def attach_grad(self, grad_req='write', stype=None):
+        """Make this array a variable of autograd: a zero gradient buffer (``.grad``) that
+        ``backward`` writes (``grad_req='write'``) or adds (``'add'``) into."""
+        if stype not in (None, 'default'):
+            raise MXNetError("attach_grad: stype=%r; reflib's autograd keeps dense gradients" % (stype,))
+        grad = NDArray(self.xp.zeros_like(self._data), self._ctx)
+        tape.mark_variable(self, grad, grad_req)
+
+    @property
+    def grad(self):
+        """The gradient buffer of a variable (``attach_grad``), None for any other array."""
+        entry = getattr(self, '_entry', None)
+        return entry.grad if isinstance(entry, tape.Variable) else None
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Differentiate this array's recorded computation (``autograd.backward([self], ...)``)."""
+        tape.backward([self], [out_grad], retain_graph, train_mode)
+
+    def detach(self):
+        """The same values, cut from the recorded computation: no gradient flows through it."""
+        return NDArray(self._data, self._ctx)
+
     def wait_to_read(self):
         """reflib computes eagerly, so nothing is left to wait for; but as in MXNet, the
         failure of the operator that was to compute this array is raised here (engine.py)."""
@@ -221,6 +253,8 @@ class NDArray:
         if kwargs:
             raise TypeError('reshape got unexpected arguments %s' % sorted(kwargs))
         target = reshape_target(self.shape, tuple(shape), reverse)
+        if tape.is_recording():
+            return _call_operator('Reshape', self, shape=target)
         return NDArray(self._data.reshape(target), self._ctx)
 
     @_operator_form
@@ -371,6 +405,8 @@ class NDArray:
         a 0-d array (inside ``mx.np_shape()``: ``()``, as in MXNet).  Advanced
         indexing (lists, NDArrays) returns a copy.
         """
+        if tape.is_recording():
+            return self._recorded_item(key)
         key = _index(key)
         out = self._data[key]
         if getattr(out, 'ndim', 0) == 0:
@@ -381,7 +417,35 @@ class NDArray:
             out = out.copy()
         return NDArray(out, self._ctx)
 
+    def _recorded_item(self, key):
+        """``self[key]`` as operators autograd records: ``slice`` (then ``Reshape`` to drop the
+        axes an int picked), or ``take`` for an NDArray of rows."""
+        if isinstance(key, NDArray):
+            return _call_operator('take', self, key, axis=0)
+        parts = key if isinstance(key, tuple) else (key,)
+        if not all(isinstance(k, slice) or (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
+                   for k in parts) or len(parts) > self.ndim:
+            raise MXNetError('NDArray[%r] inside autograd.record(): only ints, slices or an NDArray of rows '
+                             'can be recorded' % (key,))
+        begin, end, step, kept = [], [], [], []
+        for axis, k in enumerate(parts):
+            if isinstance(k, slice):
+                begin.append(k.start), end.append(k.stop), step.append(k.step)
+                kept.append(True)
+                continue
+            i = int(k) + self.shape[axis] if int(k) < 0 else int(k)
+            if not 0 <= i < self.shape[axis]:
+                raise IndexError('index %d is out of bounds for axis %d with size %d' % (k, axis, self.shape[axis]))
+            begin.append(i), end.append(i + 1), step.append(None)
+            kept.append(False)
+        out = _call_operator('slice', self, begin=tuple(begin), end=tuple(end), step=tuple(step))
+        if all(kept):
+            return out
+        shape = [d for d, keep in zip(out.shape, kept + [True] * (out.ndim - len(kept))) if keep]
+        return _call_operator('Reshape', out, shape=tuple(shape) or (1,))
+
     def __setitem__(self, key, value):
+        tape.check_writable(self)
         key = _index(key)
         if isinstance(value, NDArray):
             failed = engine.failure_of([value._data])
@@ -444,6 +508,8 @@ class NDArray:
         raise TypeError('type %s not supported' % type(other))
 
     def _binary(self, other, fn, name, reverse=False):
+        if tape.is_recording():
+            return self._recorded_binary(other, name, reverse)
         rhs = self._operand(other, name)
         lhs, rhs = (rhs, self._data) if reverse else (self._data, rhs)
         try:
@@ -453,8 +519,26 @@ class NDArray:
             raise ShapeError('%s: shapes %s and %s do not broadcast (%s)'
                              % (name, getattr(lhs, 'shape', ()), getattr(rhs, 'shape', ()), err)) from None
 
+    def _recorded_binary(self, other, name, reverse):
+        """``self <name> other`` as the operator autograd records (MXNet's NDArray operators are
+        these operators): ``broadcast_*`` between arrays, ``_*_scalar`` with a number."""
+        array_op, scalar_op, reverse_op = _RECORDED[name]
+        if isinstance(other, NDArray):
+            lhs, rhs = (other, self) if reverse else (self, other)
+            return _call_operator(array_op, lhs, rhs)
+        if not isinstance(other, numeric_types):
+            raise TypeError('type %s not supported' % type(other))
+        return _call_operator(reverse_op if reverse else scalar_op, self, scalar=other)
+
     def _inplace(self, other, fn, name):
         """``a op= b``: compute, then write into a's own buffer (bound executors see it)."""
+        tape.check_writable(self)
+        if tape.is_recording():       # the result's recorded call is now where this array came from
+            result = self._binary(other, fn, name)
+            self._data[...] = result._data
+            if getattr(result, '_entry', None) is not None:
+                self._entry = result._entry
+            return self
         result = self._binary(other, fn, name)._data
         if result.shape != self._data.shape:
             raise ShapeError('%s: cannot update shape %s in place with a result of shape %s'
@@ -474,7 +558,11 @@ class NDArray:
     def __rmod__(self, o): return self._binary(o, _mod, '%', reverse=True)
     def __pow__(self, o): return self._binary(o, _power, '**')
     def __rpow__(self, o): return self._binary(o, _power, '**', reverse=True)
-    def __neg__(self): return _carry_failure(NDArray(self.xp.asarray(-self._data), self._ctx), self)
+    def __neg__(self):
+        if tape.is_recording():
+            return _call_operator('negative', self)
+        return _carry_failure(NDArray(self.xp.asarray(-self._data), self._ctx), self)
+
     def __pos__(self): return self
     def __abs__(self): return self.abs()
 
@@ -497,6 +585,25 @@ class NDArray:
     def __lt__(self, o): return self._compare(o, lambda xp, a, b: a < b, '<')
     def __le__(self, o): return self._compare(o, lambda xp, a, b: a <= b, '<=')
     __hash__ = object.__hash__
+
+
+# what autograd records for each Python operator: (with an array, with a scalar, with the
+# scalar on the left), as MXNet's NDArray operators call them
+_RECORDED = {
+    '+': ('broadcast_add', '_plus_scalar', '_plus_scalar'),
+    '-': ('broadcast_sub', '_minus_scalar', '_rminus_scalar'),
+    '*': ('broadcast_mul', '_mul_scalar', '_mul_scalar'),
+    '/': ('broadcast_div', '_div_scalar', '_rdiv_scalar'),
+    '%': ('broadcast_mod', '_mod_scalar', '_rmod_scalar'),
+    '**': ('broadcast_power', '_power_scalar', '_rpower_scalar'),
+    '==': ('broadcast_equal', '_equal_scalar', '_equal_scalar'),
+    '!=': ('broadcast_not_equal', '_not_equal_scalar', '_not_equal_scalar'),
+    '>': ('broadcast_greater', '_greater_scalar', '_lesser_scalar'),
+    '>=': ('broadcast_greater_equal', '_greater_equal_scalar', '_lesser_equal_scalar'),
+    '<': ('broadcast_lesser', '_lesser_scalar', '_greater_scalar'),
+    '<=': ('broadcast_lesser_equal', '_lesser_equal_scalar', '_greater_equal_scalar'),
+}
+_RECORDED.update({op + '=': _RECORDED[op] for op in '+-*/%'})
 
 
 def _cpu_like(ctx):

@@ -14,7 +14,8 @@ from ..base import BindError, ComputeError, MXNetError, ShapeError, TypeInferErr
 from ..context import Context, current_context
 from .. import operator as _ops
 from ..operator.registry import OpEnv
-from .ndarray import NDArray, check_out, use_operator_call
+from . import tape
+from .ndarray import NDArray, check_out, move, use_operator_call
 from ..shapes import shape_is_known
 from ..symbol.positional import normalize_call
 
@@ -59,7 +60,7 @@ def invoke(op_name, *args, **kwargs):
     ctx = inputs[0].context if inputs else _context_of(kwargs.get('ctx'))
     nin = len(op.inputs(p))
     out_types = _inferred_types(op, p, names, inputs, nin)
-    env = OpEnv(ctx, False)
+    env = OpEnv(ctx, tape.is_training())        # Dropout and BatchNorm follow autograd's mode
     if out is not None and op.reads_out(p):
         env.out = [t._data for t in (out if isinstance(out, (list, tuple)) else [out])]
     failed = engine.failure_of([a._data for a in inputs])
@@ -76,13 +77,20 @@ def invoke(op_name, *args, **kwargs):
     # promotion (int32 data times float32 weights -> float64) must not decide them
     results = [NDArray(o if t is None or o.dtype == t else o.astype(t), ctx)
                for o, t in zip(outs[:op.visible_outputs(p)], out_types)]
+    targets = None if out is None else (out if isinstance(out, (list, tuple)) else [out])
+    if targets is not None and len(targets) != len(results):
+        raise BindError('nd.%s: out= has %d arrays for %d outputs' % (op.name, len(targets), len(results)))
+    if tape.is_recording() and failed is None:       # autograd: the call goes on the tape
+        for t in targets or ():
+            tape.check_writable(t)
+        tape.record_call(op, p, ctx, inputs, nin, outs, targets or results)
     if out is not None:
-        targets = out if isinstance(out, (list, tuple)) else [out]
-        if len(targets) != len(results):
-            raise BindError('nd.%s: out= has %d arrays for %d outputs' % (op.name, len(targets), len(results)))
         for t, r in zip(targets, results):
             check_out(t, r.shape, r.dtype, 'nd.%s' % op.name)
-            t[:] = r
+            if t.stype == 'default':
+                t._data[...] = move(r._data, t.context)
+            else:
+                t[:] = r
         if failed is not None:
             engine.fail([t._data for t in targets], failed)
         return out

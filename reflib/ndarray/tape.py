@@ -1,0 +1,208 @@
+"""The tape of ``mx.autograd``: every operator call made while recording, and backward over it.
+
+Inside ``autograd.record()`` each ``mx.nd`` operator call (and each NDArray method or
+arithmetic, which go through the same call path) appends a ``Node`` to the tape: the
+operator, its parsed parameters, the arrays it read and wrote, and, for each input, where
+that input came from (another node's output, a variable marked with ``attach_grad``, or
+nothing that needs a gradient).  Each result NDArray remembers its node (``_entry``).
+
+``backward(heads)`` walks the nodes that lead to the heads from the last to the first and
+calls each operator's own ``backward`` (the one the executor calls; no operator has a
+second gradient), summing what reaches each value, then writes (or, under
+``grad_req='add'``, adds) each variable's sum into its ``.grad``.  The recorded arrays are
+dropped afterwards unless ``retain_graph=True``, as in MXNet, so a second backward over
+the same graph is refused.
+
+This module works on NDArrays without importing them (ndarray.py imports it): a new array
+is made with ``type(model)(raw, ctx)`` from one it was given.
+"""
+
+import itertools
+import threading
+
+from ..base import MXNetError
+from ..operator.registry import OpEnv
+from ..operator.sparse_rows import SparseRows
+
+__all__ = ['is_recording', 'is_training', 'set_recording', 'set_training', 'record_call', 'check_writable',
+           'mark_variable', 'backward', 'Node']
+
+_state = threading.local()          # per thread, as MXNet's: recording, training
+_sequence = itertools.count()       # node numbers: a node is always newer than its inputs' nodes
+
+NOT_IN_GRAPH = ('Cannot differentiate: the array is not the result of an operation recorded inside '
+                'autograd.record(), or its graph was freed by an earlier backward (pass retain_graph=True '
+                'to differentiate the same graph twice)')
+IN_GRAPH = ('cannot write into an NDArray that is part of a recorded computation while recording (the '
+            'gradient would read the new values): call backward first, or write outside autograd.record(); '
+            'in-place operations (+=, x[:] = ..., out=x) are refused inside a record section')
+
+
+def is_recording():
+    return getattr(_state, 'recording', False)
+
+
+def is_training():
+    return getattr(_state, 'training', False)
+
+
+def set_recording(flag):
+    """Turn recording on or off; returns the previous state."""
+    previous, _state.recording = is_recording(), bool(flag)
+    return previous
+
+
+def set_training(flag):
+    """Turn training mode (Dropout active, BatchNorm on batch statistics) on or off; returns
+    the previous state."""
+    previous, _state.training = is_training(), bool(flag)
+    return previous
+
+
+class Variable:
+    """Where a marked array's gradient goes: its gradient buffer and ``grad_req``."""
+    __slots__ = ('array', 'grad', 'req')
+
+    def __init__(self, array, grad, req):
+        self.array, self.grad, self.req = array, grad, req
+
+
+class Node:
+    """One recorded call: ``op.backward(p, env, out_grads, ins, outs, aux)`` differentiates it.
+
+    ``sources[k]`` is where input k came from: ``(node, output index)``, a ``Variable``, or
+    None (a constant: no gradient wanted)."""
+    __slots__ = ('op', 'p', 'ctx', 'ins', 'aux', 'outs', 'sources', 'visible', 'seq')
+
+    def __init__(self, op, p, ctx, ins, aux, outs, sources, visible):
+        self.op, self.p, self.ctx = op, p, ctx
+        self.ins, self.aux, self.outs = ins, aux, outs
+        self.sources, self.visible = sources, visible
+        self.seq = next(_sequence)
+
+    @property
+    def freed(self):
+        return self.outs is None
+
+
+def _source(array):
+    """Where a gradient for ``array`` would go, or None."""
+    entry = getattr(array, '_entry', None)
+    if entry is None:
+        return None
+    if isinstance(entry, Variable) or not entry[0].freed:
+        return entry
+    return None
+
+
+def check_writable(array):
+    """Refuse, as MXNet does, to write into an array of the graph while recording."""
+    if is_recording() and _source(array) is not None:
+        raise MXNetError('%s' % IN_GRAPH)
+
+
+def record_call(op, p, ctx, inputs, nin, outs, results):
+    """Append the call that turned ``inputs`` (NDArrays; the first ``nin`` are inputs, the rest
+    aux states) into ``outs`` (the operator's raw outputs, hidden ones too) to the tape, and
+    tie the result NDArrays to it.  Nothing is recorded when no input needs a gradient."""
+    sources = [_source(a) for a in inputs[:nin]]
+    if not any(s is not None for s in sources):
+        return
+    node = Node(op, p, ctx, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]], list(outs),
+                sources, len(results))
+    for j, result in enumerate(results):
+        result._entry = (node, j)
+    return node
+
+
+def mark_variable(array, grad, req):
+    """Make ``array`` a leaf whose gradient goes into ``grad`` (``grad_req`` ``req``)."""
+    if req not in ('write', 'add', 'null'):
+        raise MXNetError("grad_req must be 'write', 'add' or 'null', got %r" % (req,))
+    array._entry = Variable(array, grad, req)
+
+
+# ------------------------------------------------------------------ backward
+def backward(heads, head_grads, retain_graph, train_mode, variables=None):
+    """Differentiate ``heads``; write into the variables' ``.grad`` (``variables`` None), or
+    return the raw gradients of ``variables`` (``autograd.grad``) without touching ``.grad``."""
+    sums = {}                       # (id(node), j) or id(Variable) -> summed raw gradient
+    reached = {}                    # id(Variable) -> Variable
+    starts = []
+    for head, grad in zip(heads, head_grads):
+        source = _source(head)
+        if source is None:
+            raise MXNetError(NOT_IN_GRAPH)
+        xp = head.context.xp
+        with head.context.device_scope():
+            raw = xp.ones(head.shape, dtype=head.dtype) if grad is None else _raw_head(head, grad)
+        _add(sums, reached, source, raw)
+        starts.append(source)
+    nodes = _nodes_behind(starts)
+    for node in sorted(nodes, key=lambda n: -n.seq):
+        _run_backward(node, sums, reached, train_mode)
+    if not retain_graph:
+        for node in nodes:
+            node.ins = node.aux = node.outs = None
+    if variables is not None:
+        return [sums.get(id(v._entry)) if isinstance(getattr(v, '_entry', None), Variable) else None
+                for v in variables]
+    for key, var in reached.items():
+        g = sums.get(key)
+        if g is None or var.req == 'null':
+            continue
+        with var.grad.context.device_scope():
+            if var.req == 'add':
+                var.grad._data += g.astype(var.grad.dtype, copy=False)
+            else:
+                var.grad._data[...] = g
+    return None
+
+
+def _raw_head(head, grad):
+    if tuple(grad.shape) != tuple(head.shape):
+        raise MXNetError('backward: the head gradient has shape %s, the head %s' % (grad.shape, head.shape))
+    return grad._data
+
+
+def _nodes_behind(starts):
+    """Every live node some start depends on (a freed one on the way is an error)."""
+    found, stack = {}, [s for s in starts if not isinstance(s, Variable)]
+    while stack:
+        node, _ = stack.pop()
+        if id(node) in found:
+            continue
+        if node.freed:
+            raise MXNetError(NOT_IN_GRAPH)
+        found[id(node)] = node
+        stack.extend(s for s in node.sources if s is not None and not isinstance(s, Variable))
+    return list(found.values())
+
+
+def _add(sums, reached, source, raw):
+    if isinstance(source, Variable):
+        key = id(source)
+        reached[key] = source
+    else:
+        key = (id(source[0]), source[1])
+    old = sums.get(key)
+    sums[key] = raw if old is None else old + raw
+
+
+def _run_backward(node, sums, reached, train_mode):
+    keys = [(id(node), j) for j in range(len(node.outs))]
+    loss = node.op.is_loss
+    if not loss and all(k not in sums for k in keys[:node.visible]):
+        return                     # nothing flows back through this call
+    xp = node.ctx.xp
+    with node.ctx.device_scope():
+        out_grads = [sums.pop(k, None) for k in keys]
+        if not loss:
+            out_grads = [xp.zeros_like(o) if g is None and j < node.visible else g
+                         for j, (g, o) in enumerate(zip(out_grads, node.outs))]
+        env = OpEnv(node.ctx, train_mode, [s is not None for s in node.sources])
+        in_grads = node.op.backward(node.p, env, out_grads, node.ins, node.outs, node.aux)
+        for source, g in zip(node.sources, in_grads):
+            if source is None or g is None:
+                continue
+            _add(sums, reached, source, g.dense(xp) if isinstance(g, SparseRows) else g)
