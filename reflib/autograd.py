@@ -20,7 +20,7 @@ from .ndarray import NDArray
 from .ndarray import tape
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
-           'set_training', 'mark_variables', 'backward', 'grad', 'Function']
+           'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function']
 
 is_recording = tape.is_recording
 is_training = tape.is_training
@@ -120,6 +120,43 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
             out.append(NDArray(var.xp.zeros_like(var._data) if raw is None else raw.astype(var.dtype, copy=False),
                                var.context))
     return out
+
+
+def get_symbol(x):
+    """The recorded computation of ``x`` as a Symbol: its operators as nodes ``node_<n>``,
+    the variables it started from as ``var<n>``, other arrays it read as ``null<n>``
+    (numbered as MXNet numbers them: inputs first, in the order the operators read them)."""
+    from .symbol.symbol import Node as GraphNode, Symbol   # (the graph layer sits above NDArray's)
+    entry = getattr(x, '_entry', None)
+    if entry is None or isinstance(entry, tape.Variable) or entry[0].freed:
+        raise MXNetError('get_symbol: the array is not the result of a recorded computation (or its graph '
+                         'was freed by backward)')
+    made, leaves, counts = {}, {}, {'leaf': 0, 'node': 0}
+
+    def leaf(key, prefix):
+        if key not in leaves:
+            leaves[key] = GraphNode(None, '%s%d' % (prefix, counts['leaf']))
+            counts['leaf'] += 1
+        return leaves[key]
+
+    def graph_node(node):
+        if id(node) in made:
+            return made[id(node)]
+        if node.attrs is None:
+            raise MXNetError('get_symbol: the computation holds a call (an autograd.Function) that is not an '
+                             'operator')
+        inputs = []
+        for k, source in enumerate(node.sources):
+            if isinstance(source, tape.Variable):
+                inputs.append((leaf(id(source), 'var'), 0))
+            elif source is None:
+                inputs.append((leaf(('const', id(node), k), 'null'), 0))
+            else:
+                inputs.append((graph_node(source[0]), source[1]))
+        made[id(node)] = GraphNode(node.op, 'node_%d' % counts['node'], dict(node.attrs), inputs)
+        counts['node'] += 1
+        return made[id(node)]
+    return Symbol([(graph_node(entry[0]), entry[1])])
 
 
 # ------------------------------------------------------------------ Function

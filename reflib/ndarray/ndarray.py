@@ -220,9 +220,11 @@ class NDArray:
     def attach_grad(self, grad_req='write', stype=None):
         """Make this array a variable of autograd: a zero gradient buffer (``.grad``) that
         ``backward`` writes (``grad_req='write'``) or adds (``'add'``) into."""
-        if stype not in (None, 'default'):
-            raise MXNetError("attach_grad: stype=%r; reflib's autograd keeps dense gradients" % (stype,))
-        grad = NDArray(self.xp.zeros_like(self._data), self._ctx)
+        stype = stype or self.stype
+        if stype == 'default':
+            grad = NDArray(self.xp.zeros(self.shape, dtype=self._data.dtype), self._ctx)
+        else:                 # a sparse buffer, as MXNet's zeros_like of a sparse array
+            grad = zeros(self.shape, self._ctx, self._data.dtype, stype=stype)
         tape.mark_variable(self, grad, grad_req)
 
     @property
@@ -234,6 +236,19 @@ class NDArray:
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Differentiate this array's recorded computation (``autograd.backward([self], ...)``)."""
         tape.backward([self], [out_grad], retain_graph, train_mode)
+
+    @property
+    def _fresh_grad(self):
+        """Whether a backward wrote this variable's gradient since the flag was last cleared."""
+        entry = getattr(self, '_entry', None)
+        return isinstance(entry, tape.Variable) and entry.fresh
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        entry = getattr(self, '_entry', None)
+        if not isinstance(entry, tape.Variable):
+            raise MXNetError('_fresh_grad: this array is not a variable of autograd (attach_grad first)')
+        entry.fresh = bool(value)
 
     def detach(self):
         """The same values, cut from the recorded computation: no gradient flows through it."""
@@ -528,7 +543,8 @@ class NDArray:
             return _call_operator(array_op, lhs, rhs)
         if not isinstance(other, numeric_types):
             raise TypeError('type %s not supported' % type(other))
-        return _call_operator(reverse_op if reverse else scalar_op, self, scalar=other)
+        # MXNet hands the scalar over as a float (the graph of autograd.get_symbol shows 2.0)
+        return _call_operator(reverse_op if reverse else scalar_op, self, scalar=float(other))
 
     def _inplace(self, other, fn, name):
         """``a op= b``: compute, then write into a's own buffer (bound executors see it)."""
@@ -604,6 +620,10 @@ _RECORDED = {
     '<=': ('broadcast_lesser_equal', '_lesser_equal_scalar', '_greater_equal_scalar'),
 }
 _RECORDED.update({op + '=': _RECORDED[op] for op in '+-*/%'})
+
+
+# Python's own slice, under the name MXNet's ndarray module gives it (its ``slice`` is the operator)
+py_slice = slice
 
 
 def _cpu_like(ctx):

@@ -83,7 +83,7 @@ def invoke(op_name, *args, **kwargs):
     if tape.is_recording() and failed is None:       # autograd: the call goes on the tape
         for t in targets or ():
             tape.check_writable(t)
-        tape.record_call(op, p, ctx, inputs, nin, outs, targets or results)
+        tape.record_call(op, p, ctx, inputs, nin, outs, targets or results, raw)
     if out is not None:
         for t, r in zip(targets, results):
             check_out(t, r.shape, r.dtype, 'nd.%s' % op.name)

@@ -60,11 +60,14 @@ def set_training(flag):
 
 
 class Variable:
-    """Where a marked array's gradient goes: its gradient buffer and ``grad_req``."""
-    __slots__ = ('array', 'grad', 'req')
+    """Where a marked array's gradient goes: its gradient buffer and ``grad_req``; ``fresh``:
+    whether a backward has written it since it was last cleared (MXNet's ``_fresh_grad``,
+    which Module and Gluon's Trainer read to find stale gradients)."""
+    __slots__ = ('array', 'grad', 'req', 'fresh')
 
     def __init__(self, array, grad, req):
         self.array, self.grad, self.req = array, grad, req
+        self.fresh = False
 
 
 class Node:
@@ -72,10 +75,10 @@ class Node:
 
     ``sources[k]`` is where input k came from: ``(node, output index)``, a ``Variable``, or
     None (a constant: no gradient wanted)."""
-    __slots__ = ('op', 'p', 'ctx', 'ins', 'aux', 'outs', 'sources', 'visible', 'seq')
+    __slots__ = ('op', 'p', 'attrs', 'ctx', 'ins', 'aux', 'outs', 'sources', 'visible', 'seq')
 
-    def __init__(self, op, p, ctx, ins, aux, outs, sources, visible):
-        self.op, self.p, self.ctx = op, p, ctx
+    def __init__(self, op, p, attrs, ctx, ins, aux, outs, sources, visible):
+        self.op, self.p, self.attrs, self.ctx = op, p, attrs, ctx
         self.ins, self.aux, self.outs = ins, aux, outs
         self.sources, self.visible = sources, visible
         self.seq = next(_sequence)
@@ -101,14 +104,15 @@ def check_writable(array):
         raise MXNetError('%s' % IN_GRAPH)
 
 
-def record_call(op, p, ctx, inputs, nin, outs, results):
+def record_call(op, p, ctx, inputs, nin, outs, results, attrs=None):
     """Append the call that turned ``inputs`` (NDArrays; the first ``nin`` are inputs, the rest
     aux states) into ``outs`` (the operator's raw outputs, hidden ones too) to the tape, and
-    tie the result NDArrays to it.  Nothing is recorded when no input needs a gradient."""
+    tie the result NDArrays to it.  Nothing is recorded when no input needs a gradient.
+    ``attrs``: the parameters as given, for ``autograd.get_symbol``."""
     sources = [_source(a) for a in inputs[:nin]]
     if not any(s is not None for s in sources):
         return
-    node = Node(op, p, ctx, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]], list(outs),
+    node = Node(op, p, attrs, ctx, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]], list(outs),
                 sources, len(results))
     for j, result in enumerate(results):
         result._entry = (node, j)
@@ -151,12 +155,23 @@ def backward(heads, head_grads, retain_graph, train_mode, variables=None):
         g = sums.get(key)
         if g is None or var.req == 'null':
             continue
-        with var.grad.context.device_scope():
-            if var.req == 'add':
-                var.grad._data += g.astype(var.grad.dtype, copy=False)
-            else:
-                var.grad._data[...] = g
+        _store(var, g)
+        var.fresh = True
     return None
+
+
+def _store(var, g):
+    """Write (or add) the summed gradient into the variable's buffer, in the buffer's storage."""
+    grad = var.grad
+    with grad.context.device_scope():
+        if grad.stype != 'default':               # a sparse buffer: its storage keeps the non-zeros
+            from .ndarray import NDArray          # (ndarray.py imports this module)
+            total = g if var.req != 'add' else g + grad._dense_data()
+            grad[:] = NDArray(total.astype(grad.dtype, copy=False), grad.context)
+        elif var.req == 'add':
+            grad._data += g.astype(grad.dtype, copy=False)
+        else:
+            grad._data[...] = g
 
 
 def _raw_head(head, grad):

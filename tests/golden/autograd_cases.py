@@ -243,6 +243,23 @@ def _linear_regression(mx):
     return {'w': _v(w), 'b': _v(b), 'losses': losses}
 
 
+def _get_symbol(mx):
+    import json
+    x, z, c = mx.nd.ones((1,)), mx.nd.ones((1,)), mx.nd.ones((1,))
+    x.attach_grad()
+    z.attach_grad()
+    with mx.autograd.record():
+        y = x * x + 2 * z - 1 + c
+    graph = mx.autograd.get_symbol(y)
+    # MXNet numbers the names with counters of the whole process (var175, node_399): compare
+    # the names without their numbers, and the graph itself
+    bare = ''.maketrans('', '', '0123456789')
+    nodes = [[n['op'], n['name'].translate(bare), n.get('attrs', {}), n['inputs']]
+             for n in json.loads(graph.tojson())['nodes']]
+    return {'arguments': [a.translate(bare) for a in graph.list_arguments()],
+            'outputs': [o.translate(bare) for o in graph.list_outputs()], 'nodes': nodes}
+
+
 def run(mx):
     nd = mx.nd
     cases = {
@@ -286,5 +303,6 @@ def run(mx):
         'Embedding': lambda: _embedding(mx),
         'Dropout follows train_mode': lambda: _dropout_modes(mx),
         "the readers' linear regression": lambda: _linear_regression(mx),
+        'get_symbol': lambda: _get_symbol(mx),
     }
     return {k: fn() for k, fn in cases.items()}
