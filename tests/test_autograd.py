@@ -34,7 +34,7 @@ def test_errors_name_what_to_do():
         x.backward()
     x.attach_grad()
     with mx.autograd.record():
-        with pytest.raises(MXNetError, match='in-place operations'):
+        with pytest.raises(MXNetError, match='Inplace operations'):
             x[:] = 3
         y = x * 2
     with pytest.raises(MXNetError, match='head gradient has shape'):

@@ -58,6 +58,10 @@ def from_numpy(ndarray, zero_copy=True):
     if not ndarray.flags.c_contiguous:
         raise ValueError('from_numpy: only C-contiguous arrays can be shared (zero_copy=True); '
                          'pass zero_copy=False for a copy')
+    if not ndarray.flags.writeable:
+        # shared before: the NDArray's view must still write (numpy lets an array that owns its
+        # memory turn writable again, just long enough to take a writable view)
+        ndarray.flags.writeable = True
     shared = ndarray.view()          # stays writable for the NDArray
     ndarray.flags.writeable = False
     return NDArray(shared, cpu())

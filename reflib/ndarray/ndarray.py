@@ -250,6 +250,11 @@ class NDArray:
             raise MXNetError('_fresh_grad: this array is not a variable of autograd (attach_grad first)')
         entry.fresh = bool(value)
 
+    def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
+        """``mx.nd.split_v2(self, ...)``: cut into equal pieces or at the given positions."""
+        from . import split_v2            # (the package's function is built on this module)
+        return split_v2(self, indices_or_sections, axis, squeeze_axis)
+
     def detach(self):
         """The same values, cut from the recorded computation: no gradient flows through it."""
         return NDArray(self._data, self._ctx)
@@ -292,8 +297,11 @@ class NDArray:
     def squeeze(self, axis=None, inplace=False):
         if not inplace:
             return _call_operator('squeeze', self, axis=axis)
-        return NDArray(self.xp.squeeze(self._data, axis=None if axis is None else tuple(
-            [axis] if isinstance(axis, int) else axis)), self._ctx)
+        view = self.xp.squeeze(self._data, axis=None if axis is None else tuple(
+            [axis] if isinstance(axis, int) else axis))
+        if view.ndim == 0 and not is_np_shape():     # legacy shapes: every axis squeezed leaves (1,)
+            view = view.reshape(1)
+        return NDArray(view, self._ctx)
 
     @_operator_form
     def transpose(self, axes=None):
@@ -433,34 +441,32 @@ class NDArray:
         return NDArray(out, self._ctx)
 
     def _recorded_item(self, key):
-        """``self[key]`` as operators autograd records: ``slice`` (then ``Reshape`` to drop the
-        axes an int picked), or ``take`` for an NDArray of rows."""
+        """``self[key]`` as operators autograd records: ``slice`` over the axes the key cuts,
+        then ``Reshape`` to the shape the key gives (ints drop axes, None adds them); ``take``
+        for an NDArray of rows."""
         if isinstance(key, NDArray):
             return _call_operator('take', self, key, axis=0)
-        parts = key if isinstance(key, tuple) else (key,)
-        if not all(isinstance(k, slice) or (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
-                   for k in parts) or len(parts) > self.ndim:
-            raise MXNetError('NDArray[%r] inside autograd.record(): only ints, slices or an NDArray of rows '
-                             'can be recorded' % (key,))
-        begin, end, step, kept = [], [], [], []
-        for axis, k in enumerate(parts):
+        if not _is_basic(key):
+            raise MXNetError('NDArray[%r] inside autograd.record(): only ints, slices, ..., None or an NDArray '
+                             'of rows can be recorded' % (key,))
+        # the result's shape, from indexing a stand-in of this shape that holds no memory
+        shape = np.broadcast_to(np.zeros((), bool), self.shape)[key].shape or ((1,) if not is_np_shape() else ())
+        begin, end, step = [], [], []
+        for axis, k in enumerate(_axis_keys(key, self.ndim)):
             if isinstance(k, slice):
                 begin.append(k.start), end.append(k.stop), step.append(k.step)
-                kept.append(True)
                 continue
             i = int(k) + self.shape[axis] if int(k) < 0 else int(k)
-            if not 0 <= i < self.shape[axis]:
-                raise IndexError('index %d is out of bounds for axis %d with size %d' % (k, axis, self.shape[axis]))
             begin.append(i), end.append(i + 1), step.append(None)
-            kept.append(False)
         out = _call_operator('slice', self, begin=tuple(begin), end=tuple(end), step=tuple(step))
-        if all(kept):
-            return out
-        shape = [d for d, keep in zip(out.shape, kept + [True] * (out.ndim - len(kept))) if keep]
-        return _call_operator('Reshape', out, shape=tuple(shape) or (1,))
+        return out if out.shape == shape else _call_operator('Reshape', out, shape=shape)
 
     def __setitem__(self, key, value):
-        tape.check_writable(self)
+        if tape.is_recording() and key is not None:
+            # (a[None] = v is a[...] = v in MXNet, the one assignment it lets through)
+            raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with '
+                             'autograd: NDArray[...] = value inside autograd.record() would change values the '
+                             'gradient reads; assign outside the record section')
         key = _index(key)
         if isinstance(value, NDArray):
             failed = engine.failure_of([value._data])
@@ -472,6 +478,8 @@ class NDArray:
                 value = value._data
         elif not isinstance(value, numeric_types):
             value = self.xp.asarray(value)
+        if getattr(value, 'size', 0) == 1 and getattr(value, 'ndim', 0) > 0 and getattr(self._data[key], 'ndim', 1) == 0:
+            value = value.reshape(())       # one element from a one-element array, as MXNet allows
         try:
             self._data[key] = value
         except ValueError as err:
@@ -699,6 +707,15 @@ def _is_basic(key):
     return all(k is None or k is Ellipsis
                or (isinstance(k, (slice, int, np.integer)) and not isinstance(k, (bool, np.bool_)))
                for k in parts)
+
+
+def _axis_keys(key, ndim):
+    """A basic key as one int or slice per axis of the array (``...`` expanded, None dropped)."""
+    parts = [k for k in (key if isinstance(key, tuple) else (key,)) if k is not None]
+    if Ellipsis in parts:
+        at = parts.index(Ellipsis)
+        parts[at:at + 1] = [slice(None)] * (ndim - len(parts) + 1)
+    return parts + [slice(None)] * (ndim - len(parts))
 
 
 def _normalize_ints(key, shape):

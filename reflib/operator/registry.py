@@ -19,6 +19,7 @@ or ``None`` (unknown); a 0 inside a tuple is an unknown dimension, as in MXNet.
 """
 
 import ast
+import re
 import numpy as np
 
 from ..base import ParamError, ShapeError
@@ -108,6 +109,8 @@ class Param:
         if base == 'shape':
             if isinstance(value, str):
                 value = _literal(value)
+            if isinstance(value, np.ndarray) and value.ndim == 1:     # a shape read off numpy
+                value = value.tolist()
             if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
                 return (_whole_number(value),)
             if not isinstance(value, (tuple, list)):
@@ -161,7 +164,10 @@ def _whole_number(value):
 
 
 def _literal(text):
-    return ast.literal_eval(text.strip())
+    text = text.strip()
+    if re.fullmatch(r'\[\s*-?\d+(\s+-?\d+)*\s*\]', text):     # numpy's print of a shape: '[2 5]'
+        return [int(t) for t in text[1:-1].split()]
+    return ast.literal_eval(text)
 
 
 class Params:
