@@ -944,3 +944,21 @@ def test_an_operator_call_returns_the_dtypes_type_inference_gives():
     assert out.dtype == np.int32 and out.asnumpy().tolist() == [[4, 4], [4, 4]]
     assert mx.nd.argmax(mx.nd.array([[1, 3, 2]]), axis=1).dtype == np.float32     # MXNet: the input's dtype
     assert mx.nd.Cast(data, dtype='float16').dtype == np.float16
+
+
+# MXNet 1.9.1's mx.nd.arange(1).__getstate__() (a CPU array), and the same array saved on gpu(0)
+MXNET_STATE_ARANGE_1 = bytes.fromhex('c9fa93f9000000000100000001000000000000000100000000000000'
+                                     '0000000000000000')
+MXNET_STATE_GPU_ARANGE_1 = bytes.fromhex('c9fa93f9000000000100000001000000000000000200000000000000'
+                                         '0000000000000000')
+
+
+def test_pickle_state_is_mxnets():
+    """An NDArray pickles as MXNet's does: {'handle': its .nd record}, so pickles travel both
+    ways; a record saved on a GPU loads on the CPU where there is none."""
+    assert mx.nd.arange(1).__getstate__() == {'handle': bytearray(MXNET_STATE_ARANGE_1)}
+    a = mx.nd.arange(3)
+    a.__setstate__({'handle': bytearray(MXNET_STATE_GPU_ARANGE_1)})
+    assert a.shape == (1,) and a.asnumpy().tolist() == [0.0]
+    with pytest.raises(mx.base.MXNetError, match='pickled NDArray'):
+        a.__setstate__({'handle': bytearray(MXNET_STATE_ARANGE_1[:-3])})

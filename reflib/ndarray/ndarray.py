@@ -216,6 +216,17 @@ class NDArray:
             return self
         return self.copyto(context)
 
+    # ------------------------------------------------------------- pickling
+    def __getstate__(self):
+        """As MXNet pickles an NDArray: ``{'handle': the bytes of its record in an .nd file}``."""
+        from .serialize import record_bytes       # (serialize.py builds on this module)
+        return {'handle': bytearray(record_bytes(self))}
+
+    def __setstate__(self, state):
+        from .serialize import from_record_bytes  # (serialize.py builds on this module)
+        loaded = from_record_bytes(bytes(state['handle']))
+        self._data, self._ctx = loaded._data, loaded._ctx
+
     # ------------------------------------------------------------- autograd
     def attach_grad(self, grad_req='write', stype=None):
         """Make this array a variable of autograd: a zero gradient buffer (``.grad``) that

@@ -150,6 +150,20 @@ def _record(arr, label, np_shape):
     return [header] + body
 
 
+def record_bytes(arr):
+    """One array's record, as MXNet's pickle of an NDArray holds it (``__getstate__``)."""
+    return b''.join(_record(arr, 'pickle', is_np_shape()))
+
+
+def from_record_bytes(buf):
+    """The NDArray of one record (``__setstate__``), on its device where there is one."""
+    reader = _Reader(buf, 'a pickled NDArray')
+    make, dev_type, dev_id = _read_record(reader)
+    if reader.pos != len(reader.buf):
+        reader.fail('%d bytes after the record' % (len(reader.buf) - reader.pos))
+    return make(_load_context(dev_type, dev_id))
+
+
 def _write(stream, arrays, names):
     np_shape = is_np_shape()
     if not np_shape:
