@@ -962,3 +962,15 @@ def test_pickle_state_is_mxnets():
     assert a.shape == (1,) and a.asnumpy().tolist() == [0.0]
     with pytest.raises(mx.base.MXNetError, match='pickled NDArray'):
         a.__setstate__({'handle': bytearray(MXNET_STATE_ARANGE_1[:-3])})
+
+
+def test_dlpack_shares_memory_both_ways():
+    a = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    read = mx.nd.from_dlpack(a.to_dlpack_for_read())
+    np.testing.assert_array_equal(read.asnumpy(), a.asnumpy())
+    written = mx.nd.from_dlpack(mx.nd.to_dlpack_for_write(a))
+    written[:] = 7                                   # the same memory
+    assert a.asnumpy().tolist() == [[7.0] * 3] * 2
+    host = np.arange(4, dtype=np.int32)
+    from_numpy = mx.nd.from_dlpack(host)             # any producer with __dlpack__
+    assert from_numpy.dtype == np.int32 and from_numpy.asnumpy().tolist() == [0, 1, 2, 3]

@@ -31,7 +31,7 @@ from ..shapes import is_np_shape, shape_is_known
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
-           'to_numpy', 'move', 'norm']
+           'to_numpy', 'move', 'norm', 'to_dlpack_for_read', 'to_dlpack_for_write', 'from_dlpack']
 
 
 # a numpy view/copy of a numpy or cupy array (a numpy scalar passes as it is): the operators'
@@ -215,6 +215,22 @@ class NDArray:
         if self._ctx == context:
             return self
         return self.copyto(context)
+
+    # ------------------------------------------------------------- DLPack
+    def to_dlpack_for_read(self):
+        """A DLPack capsule sharing this array's memory (for torch, cupy, numpy, ... to read)."""
+        engine.rethrow(self._data)
+        return self._data.__dlpack__()
+
+    def to_dlpack_for_write(self):
+        """A DLPack capsule sharing this array's memory, for another library to write into: a
+        DLPack 1.0 capsule, which says it may be written (an older, unversioned one reads as
+        read-only in numpy 2), where the array module can make one."""
+        engine.rethrow(self._data)
+        try:
+            return self._data.__dlpack__(max_version=(1, 0))
+        except TypeError:
+            return self._data.__dlpack__()
 
     # ------------------------------------------------------------- pickling
     def __getstate__(self):
@@ -643,6 +659,46 @@ _RECORDED.update({op + '=': _RECORDED[op] for op in '+-*/%'})
 
 # Python's own slice, under the name MXNet's ndarray module gives it (its ``slice`` is the operator)
 py_slice = slice
+
+
+def to_dlpack_for_read(data):
+    """``data.to_dlpack_for_read()``."""
+    return data.to_dlpack_for_read()
+
+
+def to_dlpack_for_write(data):
+    """``data.to_dlpack_for_write()``."""
+    return data.to_dlpack_for_write()
+
+
+class _Capsule:
+    """A bare DLPack capsule dressed as the producer numpy's ``from_dlpack`` expects; numpy
+    itself checks from the tensor that it lives on the host."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)            # kDLCPU
+
+
+def from_dlpack(dlpack):
+    """An NDArray sharing the memory of a DLPack capsule (or of any object with ``__dlpack__``):
+    a host tensor becomes a CPU array, a CUDA tensor a GPU one (with cupy)."""
+    source = _Capsule(dlpack) if type(dlpack).__name__ == 'PyCapsule' else dlpack
+    try:
+        return NDArray(np.from_dlpack(source), Context('cpu', 0))
+    except (BufferError, RuntimeError, TypeError) as host_error:
+        try:
+            import cupy                # only for a device tensor: reflib never needs cupy to import
+        except ImportError:
+            raise MXNetError('from_dlpack: not a host tensor (%s), and there is no cupy for a device one'
+                             % host_error) from None
+        raw = cupy.from_dlpack(dlpack)
+        return NDArray(raw, Context('gpu', raw.device.id))
 
 
 def _cpu_like(ctx):
