@@ -5,7 +5,7 @@ import types
 import numpy as np
 
 from .ndarray import *  # noqa: F401,F403
-from .ndarray import NDArray, _ctx  # noqa: F401
+from .ndarray import NDArray, _ctx, split_v2  # noqa: F401
 from .math_functions import *  # noqa: F401,F403  (maximum, power, modulo, equal, ...)
 from .serialize import save, load, load_frombuffer  # noqa: F401
 from . import op_functions as _op_functions
@@ -67,20 +67,10 @@ def from_numpy(ndarray, zero_copy=True):
     return NDArray(shared, cpu())
 
 
-def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
-    """``ary`` cut along ``axis``: into ``indices_or_sections`` equal pieces (an int), or at
-    those positions (a tuple), as numpy's split (the ``_split_v2`` operator)."""
-    if isinstance(indices_or_sections, int):
-        if ary.shape[axis] % indices_or_sections:
-            raise ValueError('split_v2: an axis of size %d does not split into %d equal pieces'
-                             % (ary.shape[axis], indices_or_sections))
-        return _op_functions.invoke('_split_v2', ary, axis=axis, squeeze_axis=squeeze_axis,
-                                    sections=indices_or_sections)
-    if isinstance(indices_or_sections, tuple):
-        return _op_functions.invoke('_split_v2', ary, indices=(0,) + indices_or_sections, axis=axis,
-                                    squeeze_axis=squeeze_axis)
-    raise ValueError('split_v2: indices_or_sections must be an int or a tuple of ints, got %r'
-                     % (indices_or_sections,))
+def onehot_encode(indices, out):
+    """``out`` (n, k) overwritten with the one-hot rows of ``indices`` (n,): MXNet's old
+    function, kept for old scripts (``one_hot`` is the operator to use); returns ``out``."""
+    return _internal._onehot_encode(indices, out, out=out)
 
 
 def histogram(a, bins=10, range=None):

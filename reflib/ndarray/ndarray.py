@@ -31,7 +31,7 @@ from ..shapes import is_np_shape, shape_is_known
 
 __all__ = ['NDArray', 'array', 'zeros', 'ones', 'empty', 'full', 'arange',
            'zeros_like', 'ones_like', 'concatenate', 'waitall', 'from_xp',
-           'to_numpy', 'move', 'norm', 'to_dlpack_for_read', 'to_dlpack_for_write', 'from_dlpack']
+           'to_numpy', 'move', 'norm', 'split_v2', 'to_dlpack_for_read', 'to_dlpack_for_write', 'from_dlpack']
 
 
 # a numpy view/copy of a numpy or cupy array (a numpy scalar passes as it is): the operators'
@@ -84,6 +84,15 @@ def use_operator_call(invoke):
     """Called once by op_functions.py: the function NDArray's operator methods go through."""
     global _operator_call
     _operator_call = invoke
+
+
+# (to bytes, from bytes) of one array's .nd record: serialize.py, which builds on NDArray, hands
+# them in (use_record_codec) for pickling, as MXNet pickles an NDArray through its save format
+_record_codec = [None, None]
+
+
+def use_record_codec(to_bytes, from_bytes):
+    _record_codec[:] = [to_bytes, from_bytes]
 
 
 def _operator_form(method):
@@ -235,12 +244,10 @@ class NDArray:
     # ------------------------------------------------------------- pickling
     def __getstate__(self):
         """As MXNet pickles an NDArray: ``{'handle': the bytes of its record in an .nd file}``."""
-        from .serialize import record_bytes       # (serialize.py builds on this module)
-        return {'handle': bytearray(record_bytes(self))}
+        return {'handle': bytearray(_record_codec[0](self))}
 
     def __setstate__(self, state):
-        from .serialize import from_record_bytes  # (serialize.py builds on this module)
-        loaded = from_record_bytes(bytes(state['handle']))
+        loaded = _record_codec[1](bytes(state['handle']))
         self._data, self._ctx = loaded._data, loaded._ctx
 
     # ------------------------------------------------------------- autograd
@@ -279,7 +286,6 @@ class NDArray:
 
     def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
         """``mx.nd.split_v2(self, ...)``: cut into equal pieces or at the given positions."""
-        from . import split_v2            # (the package's function is built on this module)
         return split_v2(self, indices_or_sections, axis, squeeze_axis)
 
     def detach(self):
@@ -659,6 +665,22 @@ _RECORDED.update({op + '=': _RECORDED[op] for op in '+-*/%'})
 
 # Python's own slice, under the name MXNet's ndarray module gives it (its ``slice`` is the operator)
 py_slice = slice
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """``ary`` cut along ``axis``: into ``indices_or_sections`` equal pieces (an int), or at
+    those positions (a tuple), as numpy's split (the ``_split_v2`` operator)."""
+    if isinstance(indices_or_sections, int):
+        if ary.shape[axis] % indices_or_sections:
+            raise ValueError('split_v2: an axis of size %d does not split into %d equal pieces'
+                             % (ary.shape[axis], indices_or_sections))
+        return _call_operator('_split_v2', ary, axis=axis, squeeze_axis=squeeze_axis,
+                              sections=indices_or_sections)
+    if isinstance(indices_or_sections, tuple):
+        return _call_operator('_split_v2', ary, indices=(0,) + indices_or_sections, axis=axis,
+                              squeeze_axis=squeeze_axis)
+    raise ValueError('split_v2: indices_or_sections must be an int or a tuple of ints, got %r'
+                     % (indices_or_sections,))
 
 
 def to_dlpack_for_read(data):

@@ -59,7 +59,7 @@ import numpy as np
 from ..base import MXNetError
 from ..context import Context, cpu, num_gpus
 from ..shapes import is_np_shape
-from .ndarray import NDArray, to_numpy
+from .ndarray import NDArray, to_numpy, use_record_codec
 from .sparse import CSRNDArray, RowSparseNDArray
 from ..util import atomic_write
 
@@ -162,6 +162,9 @@ def from_record_bytes(buf):
     if reader.pos != len(reader.buf):
         reader.fail('%d bytes after the record' % (len(reader.buf) - reader.pos))
     return make(_load_context(dev_type, dev_id))
+
+
+use_record_codec(record_bytes, from_record_bytes)
 
 
 def _write(stream, arrays, names):

@@ -165,9 +165,10 @@ def _store(var, g):
     grad = var.grad
     with grad.context.device_scope():
         if grad.stype != 'default':               # a sparse buffer: its storage keeps the non-zeros
-            from .ndarray import NDArray          # (ndarray.py imports this module)
             total = g if var.req != 'add' else g + grad._dense_data()
-            grad[:] = NDArray(total.astype(grad.dtype, copy=False), grad.context)
+            dense = grad.todense()
+            dense._data = total.astype(grad.dtype, copy=False)
+            grad[:] = dense
         elif var.req == 'add':
             grad._data += g.astype(grad.dtype, copy=False)
         else:

@@ -36,6 +36,7 @@ sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Re
 rnn        the fused recurrent layer RNN (stacked RNN/LSTM/GRU, one flat parameter vector)
 indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd
 slicing    contiguous ranges: slice (crop), slice_axis, slice_like, Crop
+assign     writing into a copy: _slice_assign(_scalar) (_crop_assign), fill_element_0index, _onehot_encode
 layout     the same elements laid out anew: tile, repeat, stack, squeeze, reshape_like, diag,
            depth_to_space, space_to_depth
 ordering   by value: sort, argsort, topk, argmax, argmin, argmax_channel, _histogram
