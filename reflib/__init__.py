@@ -43,6 +43,7 @@ from . import lr_scheduler
 from . import runtime
 from . import optimizer
 from . import optimizer as opt
+from . import gluon
 
 __version__ = '0.1.0'
 

@@ -1,0 +1,20 @@
+"""``gluon.data``: datasets, samplers and the DataLoader that turns them into mini-batches.
+
+dataset      Dataset and its derived datasets (transform, filter, shard, take, sample),
+             SimpleDataset, ArrayDataset, RecordFileDataset
+sampler      Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler
+dataloader   DataLoader and the default batchify functions (worker threads, pinned memory)
+
+MXNet's ``gluon.data.vision`` (MNIST, CIFAR, image folders and record files, image
+transforms) is not here yet.
+"""
+
+from . import dataset
+from . import sampler
+from . import dataloader
+from .dataset import Dataset, SimpleDataset, ArrayDataset, RecordFileDataset
+from .sampler import Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler
+from .dataloader import DataLoader
+
+__all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset', 'Sampler', 'SequentialSampler',
+           'RandomSampler', 'FilterSampler', 'BatchSampler', 'DataLoader']
