@@ -291,10 +291,17 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
                       rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
     """One update of the same random weight and gradient by two optimizers must agree
     (states before and after, and the weights).  A list of shapes updates ``ntensors``
-    weights, ``opt2`` all at once (index, weight, grad and state lists)."""
+    weights, ``opt2`` all at once (index, weight, grad and state lists).  With a sparse
+    ``w_stype``/``g_stype`` (one shape), ``opt2`` gets the sparse arrays (a weight storing
+    every row) and ``opt1`` their dense copies."""
+    for what, stype in (('w_stype', w_stype), ('g_stype', g_stype)):
+        if stype not in ('default', 'row_sparse', 'csr'):
+            raise MXNetError("compare_optimizer: %s must be 'default', 'row_sparse' or 'csr', got %r"
+                             % (what, stype))
     if w_stype != 'default' or g_stype != 'default':
-        raise MXNetError('compare_optimizer: reflib has dense arrays only, got w_stype=%r, g_stype=%r'
-                         % (w_stype, g_stype))
+        if isinstance(shape, list):
+            raise MXNetError('compare_optimizer: sparse arrays take one shape, got a list')
+        return _compare_sparse_optimizer(opt1, opt2, shape, dtype, w_stype, g_stype, rtol, atol, compare_states)
 
     def compare_states_of(s1, s2, **tols):
         if s1 is None or s2 is None:
@@ -329,6 +336,26 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
             compare_states_of(state1[i], state2[i], rtol=rtol, atol=atol)
         assert isinstance(w1[i], NDArray)
         assert_almost_equal(w1[i], w2[i], rtol=rtol, atol=atol)
+
+
+def _compare_sparse_optimizer(opt1, opt2, shape, dtype, w_stype, g_stype, rtol, atol, compare_states):
+    """compare_optimizer's sparse case: the same values, dense for ``opt1``, sparse for ``opt2``."""
+    def pair(stype, density):
+        if stype == 'default':
+            dense = _random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+            return dense.copy(), dense
+        sparse = rand_ndarray(shape, stype, density=density, dtype=dtype)
+        return sparse.todense(), sparse
+    w1, w2 = pair(w_stype, 1)          # a sparse weight stores every row, as MXNet's test makes it
+    g1, g2 = pair(g_stype, None)
+    state1, state2 = opt1.create_state_multi_precision(0, w1), opt2.create_state_multi_precision(0, w2)
+    if compare_states:
+        compare_ndarray_tuple(state1, state2)
+    opt1.update_multi_precision(0, w1, g1, state1)
+    opt2.update_multi_precision(0, w2, g2, state2)
+    if compare_states:
+        compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+    assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
 
 
 @contextlib.contextmanager

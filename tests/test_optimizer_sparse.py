@@ -176,11 +176,22 @@ def test_adagrad_refuses_weight_decay_with_a_sparse_gradient_only():
 
 
 @pytest.mark.parametrize('name', ['sgd', 'adam', 'adagrad', 'rmsprop', 'ftrl'])
-def test_a_sparse_weight_is_refused_by_name(name):
+def test_a_row_sparse_weight_with_rows_missing_is_refused_by_name(name):
     opt = mx.optimizer.create(name)
-    weight = _rsp([0, 1, 2], np.ones((3, 3)), (3, 3))
-    with pytest.raises(OptimizerError, match=type(opt).__name__ + '.*row_sparse'):
-        opt.update(0, weight, _rsp([1], np.ones((1, 3)), (3, 3)), None)
+    weight = _rsp([0, 2], np.ones((2, 3)), (3, 3))
+    with pytest.raises(OptimizerError, match=type(opt).__name__ + '.*every row.*2 of 3'):
+        opt.update(0, weight, _rsp([1], np.ones((1, 3)), (3, 3)), opt.create_state(0, weight))
+
+
+@pytest.mark.parametrize('name', ['sgd', 'adam', 'rmsprop'])
+def test_a_row_sparse_weight_storing_every_row_updates_as_the_dense_one(name):
+    sparse_w, dense_w = _rsp([0, 1, 2], np.ones((3, 3)), (3, 3)), mx.nd.ones((3, 3))
+    grad = _rsp([1], np.full((1, 3), 0.5), (3, 3))
+    for weight in (sparse_w, dense_w):
+        opt = mx.optimizer.create(name, learning_rate=0.1)
+        opt.update(0, weight, grad, opt.create_state(0, weight))
+    assert sparse_w.stype == 'row_sparse' and sparse_w.indices.asnumpy().tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(sparse_w.asnumpy(), dense_w.asnumpy())
 
 
 def test_a_csr_gradient_takes_the_dense_update():
@@ -202,3 +213,26 @@ def test_the_updater_passes_row_sparse_gradients_through_with_dense_states():
     mean, var = updater.states[0]
     assert mean.stype == var.stype == 'default' and mean.shape == (4, 3)
     assert np.flatnonzero(weight.asnumpy().any(axis=1)).tolist() == [2]
+
+
+def test_ftrl_on_a_row_sparse_weight_updates_only_the_gradients_rows():
+    # MXNet's sparse ftrl kernel (MXNet's own test_ftrl checks it against its lazy reference)
+    values = np.arange(12, dtype=np.float32).reshape(4, 3) / 10 + 0.5
+    sparse_w = mx.nd.array(values).tostype('row_sparse')
+    dense_w = mx.nd.array(values)
+    grad = _rsp([1, 3], np.array([[0.5, -1, 2], [1, 1, -0.25]]), (4, 3))
+    for weight, g in ((sparse_w, grad), (dense_w, grad.todense())):
+        opt = mx.optimizer.Ftrl(learning_rate=0.2, wd=0.05, lamda1=0.01)
+        opt.update(0, weight, g, opt.create_state(0, weight))
+    got, full = sparse_w.asnumpy(), dense_w.asnumpy()
+    np.testing.assert_array_equal(got[[0, 2]], values[[0, 2]])       # rows 0 and 2 untouched
+    np.testing.assert_array_equal(got[[1, 3]], full[[1, 3]])          # rows 1 and 3 as the dense update
+
+
+def test_a_csr_weight_is_updated_through_its_dense_form():
+    values = np.array([[0, 1.5, 0], [2, 0, 0]], np.float32)
+    csr_w, dense_w = mx.nd.array(values).tostype('csr'), mx.nd.array(values)
+    for weight in (csr_w, dense_w):
+        mx.optimizer.SGD(learning_rate=0.1).update_multi_precision(0, weight, mx.nd.ones((2, 3)), None)
+    assert csr_w.stype == 'csr'
+    np.testing.assert_array_equal(csr_w.asnumpy(), dense_w.asnumpy())

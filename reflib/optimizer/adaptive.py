@@ -10,6 +10,7 @@ import numpy as np
 from ..ndarray import zeros
 from .optimizer import (Optimizer, OptimizerError, register, _check_arrays, _clip, _clip_enabled, _compute_type,
                         _dense_grad, _dense_values, _hyper, _is_row_sparse, _param, _raw, _store)
+from ..ndarray.sparse import RowSparseNDArray
 
 __all__ = ['AdaGrad', 'RMSProp', 'AdaDelta', 'Ftrl']
 
@@ -214,9 +215,10 @@ class Ftrl(Optimizer):
     lr_scheduler it neither replaces the scheduler's base_lr nor warns (MXNet's order).
     The state is float32 whatever the weight's dtype, as MXNet creates it.
 
-    MXNet's sparse Ftrl kernel needs a row_sparse weight and states as well; for a dense
-    weight a row_sparse gradient gets the standard update on the dense gradient (storage
-    fallback), which also rewrites the rows the gradient does not store.
+    MXNet's sparse Ftrl kernel takes a row_sparse weight (storing every row) with a
+    row_sparse gradient, and updates only the gradient's rows; for a dense weight a
+    row_sparse gradient gets the standard update on the dense gradient (storage fallback),
+    which also rewrites the rows the gradient does not store.
     """
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
@@ -230,22 +232,33 @@ class Ftrl(Optimizer):
                 zeros(weight.shape, weight.context))    # n
 
     def update(self, index, weight, grad, state):
-        grad = _dense_grad(weight, grad, 'Ftrl')       # a sparse gradient: storage fallback
+        # MXNet's sparse kernel: a row_sparse weight (storing every row) and gradient update only
+        # the gradient's rows; anything else is the standard update on the dense gradient
+        lazy = isinstance(weight, RowSparseNDArray) and _is_row_sparse(grad)
+        rows = grad._aux[0] if lazy else None
+        grad = grad if lazy else _dense_grad(weight, grad, 'Ftrl')
+        _check_arrays(weight, grad, 'Ftrl')
         self._update_count(index)
+        if lazy and len(rows) == 0:
+            return
         wd, lr = self._get_wd(index), self._get_lr(index)
         ct = _compute_type(weight.dtype)
         xp = weight.xp
+        z, n = state
+        pick = (lambda a: a._data[rows].astype(ct, copy=False)) if lazy else (lambda a: _raw(a, ct))
         g = grad._data.astype(ct, copy=False) * _param(self.rescale_grad, ct)
         if _clip_enabled(self.clip_gradient):
             g = _clip(xp, g, _param(self.clip_gradient, ct))
-        z, n = state
-        w = _raw(weight, ct)
+        w, z_old, n_old = pick(weight), pick(z), pick(n)
         lr = _param(lr, ct)
-        n_old = _raw(n, ct)
-        _store(z, _raw(z, ct) + (g - (xp.sqrt(n_old + g * g) - xp.sqrt(n_old)) * w / lr))
-        _store(n, n_old + g * g)
-        z_new, n_new = _raw(z, ct), _raw(n, ct)
+        z_new = z_old + (g - (xp.sqrt(n_old + g * g) - xp.sqrt(n_old)) * w / lr)
+        n_new = n_old + g * g
         lamda1 = _param(self.lamda1, ct)
         sign = (z_new > 0).astype(ct) - (z_new < 0).astype(ct)
-        _store(weight, (sign * lamda1 - z_new) / ((_param(self.beta, ct) + xp.sqrt(n_new)) / lr +
-                                                  _param(wd, ct)) * (xp.abs(z_new) > lamda1).astype(ct))
+        w_new = (sign * lamda1 - z_new) / ((_param(self.beta, ct) + xp.sqrt(n_new)) / lr +
+                                           _param(wd, ct)) * (xp.abs(z_new) > lamda1).astype(ct)
+        for target, value in ((z, z_new), (n, n_new), (weight, w_new)):
+            if lazy:
+                target._data[rows] = value
+            else:
+                _store(target, value)

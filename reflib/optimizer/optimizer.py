@@ -18,7 +18,7 @@ import numpy as np
 from ..base import MXNetError
 from ..registry import Registry
 from ..ndarray import NDArray
-from ..ndarray.sparse import BaseSparseNDArray, RowSparseNDArray
+from ..ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray
 
 
 class OptimizerError(MXNetError, ValueError):
@@ -80,21 +80,36 @@ def _lr_times_grad(xp, grad, lr, rescale_grad, clip_gradient, ct):
 
 
 def _check_arrays(weight, grad, who):
-    """``weight`` a dense NDArray and ``grad`` an NDArray (dense or sparse) of its shape.
+    """``weight`` an NDArray whose values are the dense weight, ``grad`` an NDArray (dense or
+    sparse) of its shape.
 
-    MXNet also updates row_sparse *weights* (a KVStore's, pulled row by row); reflib's
-    optimizers update dense weights only, and say so rather than misread a sparse one.
+    A row_sparse weight qualifies when it stores every row (a KVStore's, one an initializer
+    filled): its values then are the dense weight, updated in place as they are.  MXNet's
+    sparse kernels refuse one with rows missing, and so does reflib; a CSR weight is refused.
     """
     if not isinstance(weight, NDArray) or not isinstance(grad, NDArray):
         raise OptimizerError('%s.update expects NDArrays for weight and grad, got %s and %s'
                              % (who, type(weight).__name__, type(grad).__name__))
-    if isinstance(weight, BaseSparseNDArray):
-        raise OptimizerError('%s.update: the weight is %s; reflib updates dense weights only (a '
-                             'row_sparse gradient for a dense weight is fine): pass weight.tostype("default")'
-                             % (who, weight.stype))
+    if isinstance(weight, RowSparseNDArray):
+        # its rows are sorted and distinct: as many as the weight has means every one, in order
+        if len(weight._aux[0]) != weight.shape[0]:
+            raise OptimizerError('%s.update: a row_sparse weight is updated only when it stores every row (as '
+                                 'MXNet requires): it stores %d of %d rows' % (who, len(weight._aux[0]),
+                                                                              weight.shape[0]))
+    elif isinstance(weight, BaseSparseNDArray):
+        raise OptimizerError('%s.update: the weight is %s; reflib updates dense and row_sparse weights: pass '
+                             'weight.tostype("default")' % (who, weight.stype))
     if weight.shape != grad.shape:
         raise OptimizerError('%s.update: weight has shape %s but its gradient has shape %s'
                              % (who, weight.shape, grad.shape))
+
+
+def _through_dense_weight(update, index, weight, grad, state):
+    """A CSR weight updated as MXNet's storage fallback does: on its dense form, then stored
+    back in its own form."""
+    dense = weight.todense()
+    update(index, dense, grad, state)
+    weight[:] = dense
 
 
 def _is_row_sparse(grad):
@@ -350,6 +365,8 @@ class Optimizer:
 
     def update_multi_precision(self, index, weight, grad, state):
         """update(), going through the float32 master copy for float16 weights with multi_precision."""
+        if isinstance(weight, CSRNDArray):
+            return _through_dense_weight(self.update_multi_precision, index, weight, grad, state)
         if self.multi_precision and _is_fp16(weight):
             master, inner = state
             self.update(index, master, grad.astype(np.float32), inner)
@@ -394,6 +411,8 @@ class ImplementedUpdate:
         self._update_impl(index, weight, grad, state, multi_precision=False)
 
     def update_multi_precision(self, index, weight, grad, state):
+        if isinstance(weight, CSRNDArray):
+            return _through_dense_weight(self.update_multi_precision, index, weight, grad, state)
         several = isinstance(index, (list, tuple))
         first_weight, first_state = (weight[0], state[0]) if several else (weight, state)
         # the master copy is there only in a state made by create_state_multi_precision

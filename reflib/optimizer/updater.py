@@ -20,25 +20,11 @@ from .. import lr_scheduler
 from ..context import Context, cpu
 from ..lr_scheduler import LRScheduler
 from ..ndarray import NDArray
-from ..ndarray.sparse import RowSparseNDArray
 from ..ndarray.serialize import _Reader, _read_record, _record
 from .optimizer import Optimizer, OptimizerError
 
 
 # ---------------------------------------------------------------- the updater
-def _full_rows(weight, optimizer):
-    """A row_sparse weight as the dense NDArray over its values (updated in place).
-
-    MXNet updates a row_sparse weight only when it stores every row (a KVStore's weight, or one
-    its initializer filled); then its values are the dense weight, and so they are here."""
-    # its rows are sorted and distinct: as many as the weight has means every one, in order
-    if len(weight._aux[0]) != weight.shape[0]:
-        raise OptimizerError('%s: a row_sparse weight is updated only when it stores every row (as MXNet '
-                             'requires): it stores %d of %d rows' % (type(optimizer).__name__, len(weight._aux[0]),
-                                                                    weight.shape[0]))
-    return NDArray(weight._data, weight.context)
-
-
 class Updater:
     """``updater(index, grad, weight)``: the callable a KVStore or Module applies per weight.
 
@@ -63,7 +49,6 @@ class Updater:
             indices, grads, weights = [index], [grad], [weight]
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)
-        weights = [_full_rows(w, self.optimizer) if isinstance(w, RowSparseNDArray) else w for w in weights]
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 idx = indices[i] = idx.decode('utf-8')
