@@ -71,3 +71,19 @@ def test_a_sparse_embedding_gradient_arrives_dense_in_grad():
         e = mx.nd.Embedding(mx.nd.array([1, 3, 1]), weight, input_dim=4, output_dim=3, sparse_grad=True)
     e.backward()
     np.testing.assert_array_equal(weight.grad.asnumpy(), [[0, 0, 0], [2, 2, 2], [0, 0, 0], [1, 1, 1]])
+
+
+def test_ctc_loss_gives_zero_gradient_to_padded_steps_even_if_they_hold_nan():
+    # MXNet's test_ctc_loss_grad pads the sequences with NaN past data_lengths
+    rng = np.random.RandomState(0)
+    data = rng.randn(4, 2, 5).astype(np.float32)
+    data[3] = np.nan
+    x = mx.nd.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        loss = mx.nd.CTCLoss(x, mx.nd.array([[1, 2], [3, 3]]), mx.nd.array([3, 3]), use_data_lengths=True,
+                             data_lengths=mx.nd.array([3, 3]))
+    loss.backward()
+    grad = x.grad.asnumpy()
+    assert np.isfinite(loss.asnumpy()).all() and np.isfinite(grad).all()
+    np.testing.assert_array_equal(grad[3], 0)

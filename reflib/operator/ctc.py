@@ -252,5 +252,6 @@ class CTCLoss(Operator):
         onehot = (lattice.ext[:, :, None] == xp.arange(data.shape[2])).astype(data.dtype)
         grad = xp.exp(lattice.logp) - xp.einsum('tns,nsc->tnc', posterior, onehot)
         live = (xp.arange(data.shape[0])[:, None] < lattice.data_len[None, :]) & usable[None, :]
-        scale = xp.where(live, out_grads[0][None, :], data.dtype.type(0))
-        return [(grad * scale[:, :, None]).astype(data.dtype, copy=False)] + [None] * (len(inputs) - 1)
+        # where, not a product with 0: padded steps may hold NaN or inf (MXNet gives them 0)
+        grad = xp.where(live[:, :, None], grad * out_grads[0][None, :, None], data.dtype.type(0))
+        return [grad.astype(data.dtype, copy=False)] + [None] * (len(inputs) - 1)
