@@ -44,7 +44,9 @@ refuses weight decay); NAG without momentum and LBSGD run SGD's lazy kernels, LA
 sparse kernels as its ``lazy_update`` says.  Every other optimizer, and SGD under
 multi_precision, updates as if given the dense gradient (MXNet's "storage fallback"), so
 rows absent from the gradient still get weight decay and momentum.  States are dense for
-a dense weight.  Sparse *weights* are refused.
+a dense weight.  A row_sparse *weight* is updated when it stores every row (a KVStore's, or
+one an initializer filled: its values are the dense weight), as MXNet's kernels require; a
+CSR weight is updated through its dense form.
 
 The per-optimizer update formulas are written out in each class.
 """
