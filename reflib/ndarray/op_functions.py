@@ -21,8 +21,9 @@ from ..symbol.positional import normalize_call
 
 __all__ = ['invoke', 'make_function', 'SPARSE_FORMS']
 
-# operator name -> the function that runs it when an input is sparse (sparse.py fills it in:
-# dot of a CSR matrix); any other operator runs on the dense arrays
+# operator name -> its sparse form, ``form(op, p, inputs, out)``: the result MXNet gives when an
+# input is sparse, or NotImplemented where MXNet runs the operator on the dense arrays (sparse.py
+# fills the table in); an operator without a form always runs on the dense arrays
 SPARSE_FORMS = {}
 
 
@@ -46,9 +47,9 @@ def invoke(op_name, *args, **kwargs):
         if not isinstance(a, NDArray):
             raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
     if any(type(a) is not NDArray and a.stype != 'default' for a in inputs):
-        sparse_form = SPARSE_FORMS.get(op.name)
-        if sparse_form is not None:
-            return sparse_form(*inputs, **raw)
+        result = _sparse_call(op, p, inputs, out)
+        if result is not NotImplemented:
+            return result
         # MXNet's storage fallback: an operator with no sparse form runs on the dense arrays
         inputs = [a.todense() if a.stype != 'default' else a for a in inputs]
     for n, a in zip(names, inputs):
@@ -95,6 +96,25 @@ def invoke(op_name, *args, **kwargs):
             engine.fail([t._data for t in targets], failed)
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _sparse_call(op, p, inputs, out):
+    """The operator's sparse form (SPARSE_FORMS) run on ``inputs``, its result written into
+    ``out=`` where one is given; NotImplemented where MXNet would fall back to dense.
+
+    While autograd records, an input on the tape sends the call down the dense path, which
+    the tape records (the sparse forms are not recorded)."""
+    sparse_form = SPARSE_FORMS.get(op.name)
+    if sparse_form is None or (tape.is_recording() and any(getattr(a, '_entry', None) is not None for a in inputs)):
+        return NotImplemented
+    result = sparse_form(op, p, inputs, out)
+    if result is NotImplemented or out is None:
+        return result
+    target = out[0] if isinstance(out, (list, tuple)) else out
+    if result is not target:
+        check_out(target, result.shape, result.dtype, 'nd.%s' % op.name)
+        result.copyto(target)           # any storage into any: dense, or cast to the target's form
+    return out
 
 
 def _failed_outputs(op, p, inputs, nin, out_types, ctx, error):

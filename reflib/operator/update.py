@@ -36,7 +36,8 @@ _DECAY = {
     'rescale_grad': Param('float', 1.0, doc='the gradient is multiplied by this first'),
     'clip_gradient': Param('float', -1.0, doc='clip the gradient to [-c, c]; negative: no clipping'),
 }
-_LAZY = {'lazy_update': Param('bool', True, doc='row_sparse gradients only (reflib is dense)')}
+_LAZY = {'lazy_update': Param('bool', True, doc='with a row_sparse gradient, update only its rows (the '
+                                                  "gradient's sparse form, mx.nd.sparse; these kernels are dense)")}
 
 
 def _clip(xp, g, bound):
