@@ -369,6 +369,7 @@ def test_server_sums_a_round_of_dense_and_row_pushes_densely():
 
 
 # ------------------------------------------------------------------- a real MPI job
+@pytest.mark.skipif(device.ON_DEVICE, reason='an MPI job of CPU processes: the plain (CPU) pass runs it')
 def test_two_workers_two_servers_push_and_pull_rows(tmp_path):
     done = subprocess.run([sys.executable, '-m', 'reflib.launch', '--timeout', str(JOB_TIMEOUT - 10), '-n', '2',
                            '-s', '2', '--env', 'MXNET_KVSTORE_BIGARRAY_BOUND=20', sys.executable,
