@@ -1,4 +1,4 @@
-"""``mx.autograd``: gradients of imperative NDArray code, as MXNet 1.x computes them.
+"""``mx.autograd``: gradients of imperative NDArray code, as MXNet 1.x computes them::
 
     x = mx.nd.array([1., 2., 3.])
     x.attach_grad()                 # x becomes a variable: x.grad is its gradient buffer
