@@ -99,3 +99,23 @@ def test_ctc_loss_gives_zero_gradient_to_padded_steps_even_if_they_hold_nan():
     grad = x.grad.asnumpy()
     assert np.isfinite(loss.asnumpy()).all() and np.isfinite(grad).all()
     np.testing.assert_array_equal(grad[3], 0)
+
+
+def test_sparse_variables_take_part_through_their_dense_values():
+    # MXNet 1.9.1's test_autograd: attach_grad keeps a sparse array's storage for the gradient
+    # buffer, and an operator without a sparse form sees the variable's dense values
+    x = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3)).tostype('csr')
+    x.attach_grad()
+    assert x.grad.stype == 'csr' and x.detach().stype == 'csr'
+    with mx.autograd.record():
+        y = mx.nd.exp(x) * 2
+    y.backward(out_grad=mx.nd.ones((2, 3)).tostype('csr'))
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * np.exp(np.arange(6).reshape(2, 3)), rtol=1e-6)
+    lhs = mx.nd.array([[0, 1, 0], [2, 0, 0]]).tostype('csr')
+    w = mx.nd.ones((3, 2))
+    w.attach_grad(stype='row_sparse')
+    with mx.autograd.record():
+        out = mx.nd.dot(lhs, w)
+    out.backward()
+    assert w.grad.stype == 'row_sparse' and w.grad.indices.asnumpy().tolist() == [0, 1]
+    np.testing.assert_array_equal(w.grad.asnumpy(), [[2, 2], [1, 1], [0, 0]])

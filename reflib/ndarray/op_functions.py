@@ -51,7 +51,7 @@ def invoke(op_name, *args, **kwargs):
         if result is not NotImplemented:
             return result
         # MXNet's storage fallback: an operator with no sparse form runs on the dense arrays
-        inputs = [a.todense() if a.stype != 'default' else a for a in inputs]
+        inputs = [_dense_form(a) if a.stype != 'default' else a for a in inputs]
     for n, a in zip(names, inputs):
         if not shape_is_known(a.shape):
             # legacy shapes read () and a 0 dimension as "unknown": MXNet refuses to run on them
@@ -96,6 +96,16 @@ def invoke(op_name, *args, **kwargs):
             engine.fail([t._data for t in targets], failed)
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _dense_form(array):
+    """A sparse input's dense values for an operator without a sparse form; on autograd's tape
+    it stands where the sparse array stood (the same values, so the gradient flows through)."""
+    dense = array.todense()
+    entry = getattr(array, '_entry', None)
+    if entry is not None:
+        dense._entry = entry
+    return dense
 
 
 def _sparse_call(op, p, inputs, out):

@@ -115,6 +115,10 @@ class BaseSparseNDArray(NDArray):
             return self
         return type(self)(self._data.astype(dtype), [a.copy() for a in self._aux], self._shape, self._ctx)
 
+    def detach(self):
+        """The same components, cut from autograd's tape (as NDArray.detach, in this storage)."""
+        return type(self)(self._data, list(self._aux), self._shape, self._ctx)
+
     def copy(self):
         return type(self)(self._data.copy(), [a.copy() for a in self._aux], self._shape, self._ctx)
 
@@ -282,10 +286,14 @@ def _operator_method(name):
 # other operators reach invoke through NDArray.__getattr__ (csr.sign(), rsp.relu())
 _OPERATOR_METHODS = ('abs', 'clip', 'sqrt', 'square')
 
+# autograd's methods act on the array itself: its gradient buffer, its place on the tape
+_AUTOGRAD_METHODS = ('attach_grad', 'backward')
+
 # every other NDArray method works on the dense values (MXNet's storage fallback)
 for _name, _value in list(vars(NDArray).items()):
-    if _name in vars(BaseSparseNDArray) or _name in ('__init__', '__slots__', '__weakref__', '__module__',
-                                                    '__doc__', '__getattribute__', '__setattr__', '__getattr__'):
+    if _name in vars(BaseSparseNDArray) or _name in _AUTOGRAD_METHODS or _name in (
+            '__init__', '__slots__', '__weakref__', '__module__', '__doc__', '__getattribute__', '__setattr__',
+            '__getattr__'):
         continue
     if _name in _OPERATOR_METHODS:
         setattr(BaseSparseNDArray, _name, _operator_method(_name))

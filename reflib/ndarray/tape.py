@@ -178,7 +178,7 @@ def _store(var, g):
 def _raw_head(head, grad):
     if tuple(grad.shape) != tuple(head.shape):
         raise MXNetError('backward: the head gradient has shape %s, the head %s' % (grad.shape, head.shape))
-    return grad._data
+    return grad._data if grad.stype == 'default' else grad._dense_data()     # a sparse one: its values
 
 
 def _nodes_behind(starts):
