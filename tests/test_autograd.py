@@ -119,3 +119,13 @@ def test_sparse_variables_take_part_through_their_dense_values():
     out.backward()
     assert w.grad.stype == 'row_sparse' and w.grad.indices.asnumpy().tolist() == [0, 1]
     np.testing.assert_array_equal(w.grad.asnumpy(), [[2, 2], [1, 1], [0, 0]])
+
+
+def test_rows_picked_by_a_list_or_int_array_are_recorded():
+    x = mx.nd.array(np.arange(6).reshape(3, 2))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x[[2, 0, 2]] * 1 + x[np.array([[1], [1]])].sum()
+    y.backward()
+    # row 1 is summed twice, and the sum reaches all 6 elements of y: 12 each
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[1, 1], [12, 12], [2, 2]])

@@ -479,6 +479,10 @@ class NDArray:
         for an NDArray of rows."""
         if isinstance(key, NDArray):
             return _call_operator('take', self, key, axis=0)
+        if isinstance(key, (list, np.ndarray)) and np.asarray(key).dtype.kind in 'iu' and np.ndim(key) >= 1:
+            # rows by a list or array of ints (of any shape): the same take, the indices as an NDArray
+            rows = NDArray(self.xp.asarray(np.asarray(key), dtype=self._data.dtype), self._ctx)
+            return _call_operator('take', self, rows, axis=0)
         if not _is_basic(key):
             raise MXNetError('NDArray[%r] inside autograd.record(): only ints, slices, ..., None or an NDArray '
                              'of rows can be recorded' % (key,))
