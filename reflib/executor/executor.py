@@ -283,8 +283,8 @@ class Executor:
         arrays.grad_bufs = bufs if any(b is not None for b in bufs) else None
         sparse_stype = {slot: arr.stype for slot, arr in self._sparse_bound}
         takes = step.op.sparse_inputs(step.params)
-        arrays.densify = [(k, s) for k, s in enumerate(step.in_slots)
-                          if s in sparse_stype and sparse_stype[s] not in takes.get(k, ())]
+        arrays.densify = tuple((k, s) for k, s in enumerate(step.in_slots)
+                               if s in sparse_stype and sparse_stype[s] not in takes.get(k, ()))
         stub_ins = [None if k in step.bwd_ins else self._stub_for(s, shapes, dtypes)
                     for k, s in enumerate(step.in_slots)]
         stub_outs = [None if j in step.bwd_outs else self._stub_for(s, shapes, dtypes)
@@ -450,9 +450,11 @@ class Executor:
         for slot, arr in self._bound:
             values[slot] = arr._data
         # sparse arguments as they are (an operator that does not take them reads _dense_args)
-        self._dense_args = {slot: arr._dense_data() for slot, arr in self._sparse_bound if slot in self._densified}
-        for slot, arr in self._sparse_bound:
-            values[slot] = bound_value(arr)
+        if self._sparse_bound:          # (a dense graph pays nothing here)
+            self._dense_args = {slot: arr._dense_data() for slot, arr in self._sparse_bound
+                                if slot in self._densified}
+            for slot, arr in self._sparse_bound:
+                values[slot] = bound_value(arr)
         return values
 
     def _monitor_inputs(self, step, values):

@@ -687,14 +687,9 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
                      % (indices_or_sections,))
 
 
-def to_dlpack_for_read(data):
-    """``data.to_dlpack_for_read()``."""
-    return data.to_dlpack_for_read()
-
-
-def to_dlpack_for_write(data):
-    """``data.to_dlpack_for_write()``."""
-    return data.to_dlpack_for_write()
+# mx.nd.to_dlpack_for_read(x) is x.to_dlpack_for_read(), and so for write
+to_dlpack_for_read = NDArray.to_dlpack_for_read
+to_dlpack_for_write = NDArray.to_dlpack_for_write
 
 
 class _Capsule:
