@@ -2,9 +2,16 @@
 
 Instead of declaring a graph (Symbol) and binding it, a Gluon program calls its layers on
 NDArrays directly, records the computation with ``autograd`` and steps the parameters with
-a trainer.  reflib builds Gluon in steps; this first step is ``gluon.data`` (datasets,
-samplers, the DataLoader).  Blocks and the layers of ``gluon.nn``, Parameters, the
-Trainer and ``gluon.loss`` come next.
+a Trainer.  ``hybridize()`` turns a HybridBlock back into a Symbol run by the executor.
 """
 
+from .parameter import Parameter, Constant, ParameterDict, DeferredInitializationError
+from .block import Block, HybridBlock, SymbolBlock
+from . import nn
+from . import loss
+from . import utils
 from . import data
+from .trainer import Trainer
+
+__all__ = ['Parameter', 'Constant', 'ParameterDict', 'DeferredInitializationError', 'Block', 'HybridBlock',
+           'SymbolBlock', 'Trainer', 'nn', 'loss', 'utils', 'data']

@@ -11,7 +11,7 @@ methods, and custom stores can be added with ``KVStoreBase.register``.
 from ..base import MXNetError
 from ..registry import Registry
 
-__all__ = ['KVStoreBase', 'KVStoreError']
+__all__ = ['KVStoreBase', 'KVStoreError', 'TestStore']
 
 
 class KVStoreError(MXNetError, ValueError):
@@ -76,3 +76,54 @@ class KVStoreBase:
 
 
 KVStoreBase.kv_registry.base = KVStoreBase
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """The smallest custom store, registered as ``'teststore'`` (MXNet ships it too): it sums
+    a list of values on the first one's context and writes the sum back; it cannot run an
+    optimizer, so a trainer over it updates the weights itself."""
+
+    def broadcast(self, key, value, out, priority=0):
+        for target in (out if isinstance(out, list) else [out]):
+            target[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        if isinstance(value, (list, tuple)):
+            ctx = value[0].context
+            total = value[0].as_in_context(ctx).copy()
+            for v in value[1:]:
+                total += v.as_in_context(ctx)
+        else:
+            total = value
+        targets = (list(value) if isinstance(value, (list, tuple)) else []) if out is None else \
+            (out if isinstance(out, list) else [out])
+        for target in targets:
+            target[:] = total
+
+    @staticmethod
+    def is_capable(capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise KVStoreError('Unknown capability: %s' % (capability,))
+
+    @property
+    def type(self):
+        return 'teststore'
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError('teststore cannot run an optimizer (is_capable("optimizer") is False)')
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError('teststore holds no optimizer states')
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError('teststore holds no optimizer states')

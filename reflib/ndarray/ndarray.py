@@ -88,6 +88,10 @@ def use_operator_call(invoke):
 
 # (to bytes, from bytes) of one array's .nd record: serialize.py, which builds on NDArray, hands
 # them in (use_record_codec) for pickling, as MXNet pickles an NDArray through its save format
+# storage types by MXNet's numbers (the ids its files and C API use; -1: not yet known)
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+
 _record_codec = [None, None]
 
 

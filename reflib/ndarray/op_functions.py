@@ -74,6 +74,13 @@ def invoke(op_name, *args, **kwargs):
         except ComputeError as err:     # raised at the next wait on the result, as MXNet's engine does
             failed = err
             outs = _failed_outputs(op, p, inputs, nin, out_types, ctx, err)
+        except (ValueError, IndexError) as err:
+            # numpy refused the arrays: say which shapes the operator's rule refuses (the rule
+            # runs only here, so a call that works pays nothing for it); the operator's own
+            # errors already say what is wrong
+            if not isinstance(err, MXNetError):
+                _explain_shapes(op, p, names, inputs, nin)
+            raise
     # the dtypes MXNet's type inference gives (a bound executor allocates these): numpy's
     # promotion (int32 data times float32 weights -> float64) must not decide them
     results = [NDArray(o if t is None or o.dtype == t else o.astype(t), ctx)
@@ -142,6 +149,21 @@ def _failed_outputs(op, p, inputs, nin, out_types, ctx, error):
         outs = [ctx.xp.zeros(s, dtype=t if t is not None else default) for s, t in zip(out_shapes, out_types)]
     engine.fail(outs, error)
     return outs
+
+
+def _explain_shapes(op, p, names, inputs, nin):
+    """Raise a ShapeError naming the input whose shape the operator's shape rule refuses (or
+    would give another shape), if there is one."""
+    shapes = [tuple(a.shape) for a in inputs]
+    given = ', '.join('%s %s' % (n, s) for n, s in zip(names, shapes))
+    try:
+        ins, _, auxs = op.infer_shape(p, shapes[:nin], [None] * len(op.outputs(p)), shapes[nin:])
+    except MXNetError as err:
+        raise ShapeError('nd.%s: the inputs do not fit (%s): %s' % (op.name, given, err)) from None
+    for name, have, want in zip(names, shapes, list(ins) + list(auxs)):
+        if want is not None and shape_is_known(want) and tuple(want) != have:
+            raise ShapeError('nd.%s: input %r has shape %s, but with these inputs (%s) %s needs %s there'
+                             % (op.name, name, have, given, op.name, tuple(want)))
 
 
 def _inferred_types(op, p, names, inputs, nin):

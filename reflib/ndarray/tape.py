@@ -25,6 +25,7 @@ from ..operator.registry import OpEnv
 from ..operator.sparse_rows import SparseRows
 
 __all__ = ['is_recording', 'is_training', 'set_recording', 'set_training', 'record_call', 'check_writable',
+           'wants_grad',
            'mark_variable', 'backward', 'Node']
 
 _state = threading.local()          # per thread, as MXNet's: recording, training
@@ -98,6 +99,11 @@ def _source(array):
     return None
 
 
+def wants_grad(array):
+    """Whether a gradient for ``array`` has somewhere to go (a variable, or a recorded call)."""
+    return _source(array) is not None
+
+
 def check_writable(array):
     """Refuse, as MXNet does, to write into an array of the graph while recording."""
     if is_recording() and _source(array) is not None:
@@ -148,6 +154,9 @@ def backward(heads, head_grads, retain_graph, train_mode, variables=None):
     if not retain_graph:
         for node in nodes:
             node.ins = node.aux = node.outs = None
+            release = getattr(node.op, 'release', None)     # a hybridized call's executor (cached_graph.py)
+            if release is not None:
+                release()
     if variables is not None:
         return [sums.get(id(v._entry)) if isinstance(getattr(v, '_entry', None), Variable) else None
                 for v in variables]

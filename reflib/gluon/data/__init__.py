@@ -4,14 +4,13 @@ dataset      Dataset and its derived datasets (transform, filter, shard, take, s
              SimpleDataset, ArrayDataset, RecordFileDataset
 sampler      Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler
 dataloader   DataLoader and the default batchify functions (worker threads, pinned memory)
-
-MXNet's ``gluon.data.vision`` (MNIST, CIFAR, image folders and record files, image
-transforms) is not here yet.
+vision       MNIST, FashionMNIST, CIFAR10/100 read from local files, image folders and record files
 """
 
 from . import dataset
 from . import sampler
 from . import dataloader
+from . import vision
 from .dataset import Dataset, SimpleDataset, ArrayDataset, RecordFileDataset
 from .sampler import Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler
 from .dataloader import DataLoader

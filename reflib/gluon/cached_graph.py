@@ -1,0 +1,159 @@
+"""What a hybridized block runs: its traced Symbol, bound once per input signature.
+
+MXNet calls this object the CachedOp.  reflib builds it from parts the earlier chapters
+explain: for each *signature* of a call -- the context, the data inputs' shapes and dtypes,
+and which inputs want a gradient -- it binds the Symbol once (``Symbol.bind``: shape and
+type inference, the memory plan), with
+
+* the data inputs as arrays of the executor's own, filled at each call;
+* the parameters' arrays *by reference*, so an optimizer's update (or ``set_data``) is seen
+  by the next call without copying, and BatchNorm's running statistics are updated in
+  the parameters themselves;
+* gradient arrays of its own for the inputs that want one (none at all outside
+  ``autograd.record()``: an inference call binds the lighter inference plan).
+
+Inside ``record()`` one call is one node on the autograd tape (reflib/ndarray/tape.py).
+Its backward is the executor's backward; the tape then writes the gradients into the
+parameters' ``.grad`` (or passes them on to the operators that made the inputs).  Between a
+call's forward and its backward the executor holds that call's intermediate values, so a
+second call with the same signature before the first one's backward (a block applied twice
+in one step) takes another executor from the pool; an executor goes back to the pool when
+its call's backward is done (or the call's outputs are dropped).
+"""
+
+from .. import ndarray as nd
+from ..context import current_context
+from ..ndarray import NDArray
+from ..ndarray import tape
+
+__all__ = ['CachedGraph']
+
+
+class _Runner:
+    """One bound executor and whether a recorded call still needs its values."""
+    __slots__ = ('executor', 'busy')
+
+    def __init__(self, executor):
+        self.executor = executor
+        self.busy = False
+
+
+class _GraphCall:
+    """The tape's view of one recorded call: ``backward`` as an operator's, over raw arrays."""
+    is_loss = False
+
+    def __init__(self, runner, ctx):
+        self.runner, self.ctx = runner, ctx
+        runner.busy = True
+
+    def backward(self, p, env, out_grads, ins, outs, aux):
+        exe = self.runner.executor
+        exe.backward([NDArray(g, self.ctx) for g in out_grads])
+        # copies: the executor's gradient arrays are overwritten by its next call
+        return [g._data.copy() if req != 'null' else None for g, req in zip(exe._grads, exe._grad_req)]
+
+    def release(self):
+        """The tape is done with this call: its executor may serve another."""
+        if self.runner is not None:
+            self.runner.busy = False
+            self.runner = None
+
+    def __del__(self):
+        self.release()
+
+
+class CachedGraph:
+    """Runs ``symbol`` on a call's data arrays; ``inputs[k]`` says what the k-th entry of
+    ``symbol.list_inputs()`` is: ``(True, i)`` the i-th data array, ``(False, param)`` a
+    Parameter."""
+
+    def __init__(self, symbol, inputs, flags=None):
+        self.symbol = symbol
+        self.flags = dict(flags or {})
+        source = dict(zip(symbol.list_inputs(), inputs))
+        self._arg_names = symbol.list_arguments()
+        self._aux_names = symbol.list_auxiliary_states()
+        self._args = [source[n] for n in self._arg_names]
+        self._aux = [source[n] for n in self._aux_names]
+        self._pools = {}            # signature -> (ids of the parameter arrays bound, [_Runner])
+        self._hook = None           # register_op_hook's (callback, monitor_all)
+
+    def set_op_hook(self, callback, monitor_all=False):
+        """``callback(name, op_name, array)`` for each operator's output (and, with
+        ``monitor_all``, its inputs) during forward, names as bytes as MXNet passes them."""
+        self._hook = (callback, monitor_all) if callback is not None else None
+
+    def _monitor(self):
+        """The executor's monitor callback that hands each report to the op hook with its
+        operator's name (the executor names values ``<node>_output``, ``<node>_<input>``)."""
+        callback, _ = self._hook
+        variables = set(self.symbol.list_inputs())
+        ops = {}
+        for node in self.symbol.get_internals():
+            name = node.name
+            if name not in variables:
+                ops[name] = node._outputs[0][0].op.name
+
+        def report(name, arr):
+            text = name.decode('utf-8')
+            if text in variables:
+                return                  # a variable reported under its own name: not an operator's
+            owner = max((n for n in ops if text.startswith(n + '_')), key=len, default=None)
+            if owner is not None:
+                callback(name, ops[owner].encode('utf-8'), arr)
+        return report
+
+    def signatures(self):
+        """The signatures bound so far (one executor pool each)."""
+        return list(self._pools)
+
+    def executors(self, signature=None):
+        """The executors bound for ``signature`` (all when None)."""
+        keys = [signature] if signature is not None else list(self._pools)
+        return [r.executor for k in keys for r in self._pools[k][1]]
+
+    def __call__(self, data):
+        ctx = current_context()
+        args = [data[i] if is_data else i.data(ctx) for is_data, i in self._args]
+        aux = [p.data(ctx) for _, p in self._aux]
+        recording = tape.is_recording()
+        wants = tuple(recording and tape.wants_grad(a) for a in args)
+        signature = (ctx, tuple(a.shape for a in data), tuple(a.dtype for a in data), wants)
+        runner = self._runner(signature, args, aux, ctx)
+        exe = runner.executor
+        with ctx.device_scope():
+            for k, (is_data, i) in enumerate(self._args):
+                if is_data:      # (raw: a copy into the executor's own input, allowed while recording)
+                    exe.arg_arrays[k]._data[...] = data[i]._data
+            if self._hook is not None:
+                exe.set_monitor_callback(self._monitor(), self._hook[1])
+            exe.forward(is_train=tape.is_training())
+            if self._hook is not None:
+                exe.set_monitor_callback(None)       # the op hook sees forward values only
+            raw = [o._data.copy() for o in exe.outputs]     # the caller's own, not the executor's memory
+        results = [NDArray(r, ctx) for r in raw]
+        if any(wants):
+            tape.record_call(_GraphCall(runner, ctx), None, ctx, args + aux, len(args), raw, results)
+        return results
+
+    def _runner(self, signature, args, aux, ctx):
+        params = tuple(id(a) for (is_data, _), a in zip(self._args + self._aux, args + aux) if not is_data)
+        bound, runners = self._pools.get(signature, (None, []))
+        if bound != params:            # a parameter was re-created (cast, reset_ctx): bind afresh
+            runners = []
+            self._pools[signature] = (params, runners)
+        for runner in runners:
+            if not runner.busy:
+                return runner
+        runner = _Runner(self._bind(signature[3], args, aux, ctx))
+        runners.append(runner)
+        return runner
+
+    def _bind(self, wants, args, aux, ctx):
+        arrays, grads, reqs = [], [], []
+        for (is_data, _), arr, want in zip(self._args, args, wants):
+            arrays.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype) if is_data else arr)
+            grads.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype) if want else None)
+            reqs.append('write' if want else 'null')
+        return self.symbol.bind(ctx, arrays, args_grad=grads if any(wants) else None,
+                                grad_req=dict(zip(self._arg_names, reqs)), aux_states=list(aux))
