@@ -513,15 +513,22 @@ class Executor:
         sparse = {}                 # slot -> the SparseRows summed for a row_sparse gradient array
         grad_array = self._grad_array
 
-        def accumulate(slot, g):
+        # a value read by several operators gets one gradient from each; they are summed in
+        # the forward order of those operators (as MXNet sums them: it fixes the float32
+        # rounding, the same as autograd's), once all have arrived -- the first to arrive
+        # (the last reader) waits in the planned gradient array, the others beside it
+        first_rank = {}             # slot -> rank of the gradient in its planned array
+        later = {}                  # slot -> [(rank, gradient)] that arrived after the first
+
+        def accumulate(slot, g, rank):
             if isinstance(g, SparseRows):
                 if slot in self._grad_sparse:
                     sparse[slot] = g if slot not in sparse else sparse[slot].plus(g, self._plan.slot_ctx[slot].xp)
                     return
                 g = g.dense(self._plan.slot_ctx[slot].xp)     # it meets dense arithmetic here
-            old = grads.get(slot)
-            if old is not None:
-                old += g
+            if slot in grads:
+                # a copy: g may be planned memory that a later step's gradient reuses
+                later.setdefault(slot, []).append((rank, g.copy()))
                 return
             target = grad_array.get(slot)
             if target is None:      # nothing reads it (a loss head's output: its backward ignores it)
@@ -529,6 +536,21 @@ class Executor:
             if g is not target:     # the operator did not compute it there (env.grad_out)
                 target[...] = g
             grads[slot] = target
+            first_rank[slot] = rank
+
+        def summed(slot):
+            """The slot's gradient, every part added in, in forward order."""
+            target = grads.pop(slot, None)
+            parts = later.pop(slot, None)
+            if not parts:
+                return target
+            parts.append((first_rank[slot], target))
+            parts.sort(key=lambda item: item[0])
+            total = parts[0][1] + parts[1][1]
+            for _, g in parts[2:]:
+                total += g
+            target[...] = total
+            return target
 
         # an output listed twice (an RNN's last output is also its last state) takes the head
         # gradient given last, as in MXNet 1.9.1: the two are not summed
@@ -536,16 +558,17 @@ class Executor:
         for slot, g in zip(plan.head_slots, heads):
             if g is not None:
                 head_grad[slot] = g
-        for slot, g in head_grad.items():
-            accumulate(slot, g)
+        for k, (slot, g) in enumerate(head_grad.items()):
+            accumulate(slot, g, (-1, k))
         values = self._values
-        for step, arrays in zip(reversed(plan.steps), reversed(self._step_arrays)):
+        last = len(plan.steps) - 1
+        for back, (step, arrays) in enumerate(zip(reversed(plan.steps), reversed(self._step_arrays))):
             if not step.needs_grad:
                 continue
             loss = step.op.is_loss
             if not loss and all(s not in grads for s in step.visible):
                 continue
-            ogs = [grads.pop(s, None) for s in step.out_slots]
+            ogs = [summed(s) for s in step.out_slots]
             if not loss:
                 for k, s in enumerate(step.visible):
                     if ogs[k] is None:       # an output nobody used: its gradient is zero
@@ -580,10 +603,12 @@ class Executor:
             for k, slot, move_to in step.grad_to:       # the inputs a gradient flows to
                 g = in_grads[k]
                 if g is not None:
-                    accumulate(slot, g if move_to is None else move(g, move_to))
+                    accumulate(slot, g if move_to is None else move(g, move_to), (last - back, k))
                 elif not loss:
                     zero.add(slot)      # "zero" (an index input): MXNet writes the zeros
         self._backward_done = True
+        for slot in list(later):
+            grads[slot] = summed(slot)
         for slot, req, garr in zip(self._arg_slots, self._grad_req, self._grads):
             if slot in self._grad_sparse:
                 store_rows(garr, sparse.get(slot) if plan.carries[slot] else None)

@@ -135,22 +135,27 @@ def mark_variable(array, grad, req):
 # ------------------------------------------------------------------ backward
 def backward(heads, head_grads, retain_graph, train_mode, variables=None):
     """Differentiate ``heads``; write into the variables' ``.grad`` (``variables`` None), or
-    return the raw gradients of ``variables`` (``autograd.grad``) without touching ``.grad``."""
-    sums = {}                       # (id(node), j) or id(Variable) -> summed raw gradient
+    return the raw gradients of ``variables`` (``autograd.grad``) without touching ``.grad``.
+
+    The calls run in the reverse of a topological order: the post-order of a depth-first
+    walk from the heads, inputs in order, as MXNet's graph pass orders them.  A value used by
+    several calls gets one gradient from each, summed in that forward order -- the order
+    MXNet sums them in, which decides the float32 rounding."""
+    parts = {}                      # (id(node), j) or id(Variable) -> [(rank, raw gradient)]
     reached = {}                    # id(Variable) -> Variable
     starts = []
-    for head, grad in zip(heads, head_grads):
+    for k, (head, grad) in enumerate(zip(heads, head_grads)):
         source = _source(head)
         if source is None:
             raise MXNetError(NOT_IN_GRAPH)
         xp = head.context.xp
         with head.context.device_scope():
             raw = xp.ones(head.shape, dtype=head.dtype) if grad is None else _raw_head(head, grad)
-        _add(sums, reached, source, raw)
+        _add(parts, reached, source, (-1, k), raw)
         starts.append(source)
-    nodes = _nodes_behind(starts)
-    for node in sorted(nodes, key=lambda n: -n.seq):
-        _run_backward(node, sums, reached, train_mode)
+    nodes = _post_order(starts)
+    for rank in range(len(nodes) - 1, -1, -1):
+        _run_backward(nodes[rank], rank, parts, reached, train_mode)
     if not retain_graph:
         for node in nodes:
             node.ins = node.aux = node.outs = None
@@ -158,10 +163,10 @@ def backward(heads, head_grads, retain_graph, train_mode, variables=None):
             if release is not None:
                 release()
     if variables is not None:
-        return [sums.get(id(v._entry)) if isinstance(getattr(v, '_entry', None), Variable) else None
+        return [_total(parts.get(id(v._entry))) if isinstance(getattr(v, '_entry', None), Variable) else None
                 for v in variables]
     for key, var in reached.items():
-        g = sums.get(key)
+        g = _total(parts.get(key))
         if g is None or var.req == 'null':
             continue
         _store(var, g)
@@ -190,44 +195,64 @@ def _raw_head(head, grad):
     return grad._data if grad.stype == 'default' else grad._dense_data()     # a sparse one: its values
 
 
-def _nodes_behind(starts):
-    """Every live node some start depends on (a freed one on the way is an error)."""
-    found, stack = {}, [s for s in starts if not isinstance(s, Variable)]
-    while stack:
-        node, _ = stack.pop()
-        if id(node) in found:
+def _post_order(starts):
+    """Every live node the starts depend on, each after the nodes it reads (a freed one on the
+    way is an error): the post-order of a depth-first walk, inputs in order."""
+    order, done = [], set()
+    for start in starts:
+        if isinstance(start, Variable) or id(start[0]) in done:
             continue
-        if node.freed:
-            raise MXNetError(NOT_IN_GRAPH)
-        found[id(node)] = node
-        stack.extend(s for s in node.sources if s is not None and not isinstance(s, Variable))
-    return list(found.values())
+        stack = [(start[0], iter(start[0].sources))]
+        done.add(id(start[0]))
+        while stack:
+            node, sources = stack[-1]
+            if node.freed:
+                raise MXNetError(NOT_IN_GRAPH)
+            for source in sources:
+                if source is not None and not isinstance(source, Variable) and id(source[0]) not in done:
+                    done.add(id(source[0]))
+                    stack.append((source[0], iter(source[0].sources)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
 
 
-def _add(sums, reached, source, raw):
+def _add(parts, reached, source, rank, raw):
     if isinstance(source, Variable):
         key = id(source)
         reached[key] = source
     else:
         key = (id(source[0]), source[1])
-    old = sums.get(key)
-    sums[key] = raw if old is None else old + raw
+    parts.setdefault(key, []).append((rank, raw))
 
 
-def _run_backward(node, sums, reached, train_mode):
+def _total(found):
+    """The sum of the gradients one value received, in the forward order of their calls."""
+    if not found:
+        return None
+    found.sort(key=lambda item: item[0])
+    total = found[0][1]
+    for _, raw in found[1:]:
+        total = total + raw
+    return total
+
+
+def _run_backward(node, rank, parts, reached, train_mode):
     keys = [(id(node), j) for j in range(len(node.outs))]
     loss = node.op.is_loss
-    if not loss and all(k not in sums for k in keys[:node.visible]):
+    if not loss and all(k not in parts for k in keys[:node.visible]):
         return                     # nothing flows back through this call
     xp = node.ctx.xp
     with node.ctx.device_scope():
-        out_grads = [sums.pop(k, None) for k in keys]
+        out_grads = [_total(parts.pop(k, None)) for k in keys]
         if not loss:
             out_grads = [xp.zeros_like(o) if g is None and j < node.visible else g
                          for j, (g, o) in enumerate(zip(out_grads, node.outs))]
         env = OpEnv(node.ctx, train_mode, [s is not None for s in node.sources])
         in_grads = node.op.backward(node.p, env, out_grads, node.ins, node.outs, node.aux)
-        for source, g in zip(node.sources, in_grads):
+        for k, (source, g) in enumerate(zip(node.sources, in_grads)):
             if source is None or g is None:
                 continue
-            _add(sums, reached, source, g.dense(xp) if isinstance(g, SparseRows) else g)
+            _add(parts, reached, source, (rank, k), g.dense(xp) if isinstance(g, SparseRows) else g)

@@ -396,7 +396,41 @@ def linear_regression(mx):
     return out
 
 
+def summation_order(mx):
+    """x feeds x*1, x*1e8 and x*-1e8, recorded in one order and added in another: in float32
+    the gradient of x is 1 or 0 depending on the order its three parts are summed in.  MXNet
+    sums them in the forward order of the expression, imperative and hybridized alike."""
+    scale = {'a': 1.0, 'b': 1e8, 'c': -1e8}
+
+    class Three(mx.gluon.HybridBlock):
+        def __init__(self, created, combined):
+            super().__init__()
+            self.created, self.combined = created, combined
+
+        def hybrid_forward(self, F, x):
+            part = {k: x * scale[k] for k in self.created}
+            return (part[self.combined[0]] + part[self.combined[1]]) + part[self.combined[2]]
+
+    out = {}
+    for created in ('abc', 'bca'):
+        for combined in ('abc', 'bca', 'cab'):
+            row = []
+            for hybrid in (False, True):
+                x = mx.nd.ones((1,))
+                x.attach_grad()
+                block = Three(created, combined)
+                if hybrid:
+                    block.hybridize()
+                with mx.autograd.record():
+                    y = block(x)
+                y.backward()
+                row.append(float(x.grad.asscalar()))
+            out['%s_%s' % (created, combined)] = row
+    return out
+
+
 CASES = {
+    'summation_order': lambda mx, folder: summation_order(mx),
     'names': lambda mx, folder: names(mx),
     'parameters': lambda mx, folder: parameters(mx),
     'mlp_hybrid': lambda mx, folder: mlp_hybrid(mx),
