@@ -191,6 +191,7 @@ GRADIENTS = [
     ('Reshape', {'shape': (-1, 0), 'reverse': True}, [rand(2, 3, 2)]),
     ('Reshape', {'shape': (-4, 1, 2, -2)}, [rand(2, 3)]),
     ('Concat', {'num_args': 3, 'dim': -1}, [rand(2, 1), rand(2, 3, seed=1), rand(2, 2, seed=2)]),
+    ('_rnn_param_concat', {'num_args': 3, 'dim': 0}, [rand(6), rand(4, seed=1), rand(4, seed=2)]),
     ('SliceChannel', {'num_outputs': 3, 'axis': 0}, [rand(3, 2)]),
     ('SliceChannel', {'num_outputs': 2, 'axis': -1, 'squeeze_axis': True}, [rand(3, 2)]),
     ('transpose', {'axes': (2, 0, 1)}, [rand(2, 3, 2)]),
@@ -421,6 +422,18 @@ def test_concat_fills_the_one_unknown_input():
         infer('Concat', {'num_args': 2}, [(2, 3), (0, 0)], [(2, 3)])
     with pytest.raises(ShapeError):
         infer('Concat', {'num_args': 2}, [(2, 3), (2, 4)], [(2, 8)])
+
+
+def test_rnn_param_concat_shares_the_rest_among_the_unknown_inputs():
+    # the two directions of a bidirectional layer: same (unknown) size, the total known
+    ins, outs = infer('_rnn_param_concat', {'num_args': 3, 'dim': 0}, [(6,), (0,), (0,)], [(14,)])
+    assert ins == [(6,), (4,), (4,)] and outs == [(14,)]
+    with pytest.raises(ShapeError, match='equally'):
+        infer('_rnn_param_concat', {'num_args': 3, 'dim': 0}, [(6,), (0,), (0,)], [(13,)])
+    with pytest.raises(ShapeError):       # known sizes that do not add up: Concat's own check
+        infer('_rnn_param_concat', {'num_args': 2, 'dim': 0}, [(6,), (9,)], [(14,)])
+    ins, _ = infer('Concat', {'num_args': 3, 'dim': 0}, [(6,), (0,), (0,)], [(14,)])
+    assert ins[1:] == [(0,), (0,)]          # plain Concat fills one unknown input only
 
 
 def test_concat_error_names_the_input_and_both_shapes():

@@ -22,6 +22,7 @@ its call's backward is done (or the call's outputs are dropped).
 """
 
 from .. import ndarray as nd
+from .. import symbol as symbols
 from ..context import current_context
 from ..ndarray import NDArray
 from ..ndarray import tape
@@ -62,13 +63,28 @@ class _GraphCall:
         self.release()
 
 
+def _distinct_outputs(sym):
+    """``sym`` with every repeated output (an RNN cell returns its new state as its output
+    too) computed by an ``identity`` of its own: then each output gets its own head gradient
+    and the gradients of both uses are summed, as MXNet's CachedOp arranges."""
+    seen, outputs, changed = set(), [], False
+    for k in range(len(sym.list_outputs())):
+        out = sym[k]
+        key = (id(out._outputs[0][0]), out._outputs[0][1])
+        if key in seen:
+            out, changed = symbols.identity(out), True
+        seen.add(key)
+        outputs.append(out)
+    return symbols.Group(outputs) if changed else sym
+
+
 class CachedGraph:
     """Runs ``symbol`` on a call's data arrays; ``inputs[k]`` says what the k-th entry of
     ``symbol.list_inputs()`` is: ``(True, i)`` the i-th data array, ``(False, param)`` a
     Parameter."""
 
     def __init__(self, symbol, inputs, flags=None):
-        self.symbol = symbol
+        self.symbol = _distinct_outputs(symbol)
         self.flags = dict(flags or {})
         source = dict(zip(symbol.list_inputs(), inputs))
         self._arg_names = symbol.list_arguments()

@@ -504,6 +504,33 @@ class Concat(Operator):
 
 
 @register
+class RNNParamConcat(Concat):
+    """Concat for the flattened weights of a fused RNN layer (Gluon's LSTM/GRU/RNN join their
+    per-layer weights into the RNN operator's one parameter vector with it).  It computes
+    what Concat computes; its shape rule goes further: when the output's size is known and
+    *several* inputs' sizes are not -- the two directions of a bidirectional layer whose
+    input size is still unknown -- the rest is split equally among them."""
+    name = '_rnn_param_concat'
+    aliases = ()
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        ins, outs, aux = super().infer_shape(p, in_shapes, out_shapes, aux_shapes)
+        out = outs[0]
+        if out is None or any(s is None for s in ins):
+            return ins, outs, aux
+        axis = normalize_axis(self.name, 'dim', p.dim, len(out))
+        unknown = [k for k, s in enumerate(ins) if not s[axis]]
+        if len(unknown) > 1 and out[axis]:
+            rest = out[axis] - sum(s[axis] for s in ins)
+            if rest <= 0 or rest % len(unknown):
+                raise ShapeError('_rnn_param_concat: %d inputs of unknown size cannot share the %d elements the '
+                                 'output has left on axis dim=%d equally' % (len(unknown), rest, axis))
+            for k in unknown:
+                ins[k] = tuple(rest // len(unknown) if i == axis else d for i, d in enumerate(ins[k]))
+        return ins, outs, aux
+
+
+@register
 class SliceChannel(Operator):
     """Cut the input into ``num_outputs`` equal pieces along ``axis``.
 

@@ -469,7 +469,8 @@ class Symbol:
     # conveniences MXNet offers as methods
     def reshape(self, *args, **kwargs):
         shape = args[0] if len(args) == 1 else (args or kwargs.pop('shape'))
-        return invoke('Reshape', self, shape=tuple(shape), **kwargs)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)      # x.reshape(-1), as MXNet allows
+        return invoke('Reshape', self, shape=shape, **kwargs)
 
     def flatten(self, **kwargs):
         return invoke('Flatten', self, **kwargs)

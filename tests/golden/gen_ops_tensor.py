@@ -43,6 +43,7 @@ CASES = [
     ('Concat', {}, [(2, 3), (2, 4)]),
     ('concat', {'dim': 0}, [(1, 3), (2, 3), (3, 3)]),
     ('Concat', {'dim': -1}, [(2, 2, 1), (2, 2, 3)]),
+    ('_rnn_param_concat', {'dim': 0}, [(6,), (4,), (4,)]),
     ('SliceChannel', {'num_outputs': 3}, [(2, 6, 2)]),
     ('split', {'num_outputs': 3, 'axis': 1, 'squeeze_axis': True}, [(2, 3, 4)]),
     ('split', {'num_outputs': 2, 'axis': -1}, [(2, 3, 4)]),
