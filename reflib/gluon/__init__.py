@@ -8,10 +8,11 @@ a Trainer.  ``hybridize()`` turns a HybridBlock back into a Symbol run by the ex
 from .parameter import Parameter, Constant, ParameterDict, DeferredInitializationError
 from .block import Block, HybridBlock, SymbolBlock
 from . import nn
+from . import rnn
 from . import loss
 from . import utils
 from . import data
 from .trainer import Trainer
 
 __all__ = ['Parameter', 'Constant', 'ParameterDict', 'DeferredInitializationError', 'Block', 'HybridBlock',
-           'SymbolBlock', 'Trainer', 'nn', 'loss', 'utils', 'data']
+           'SymbolBlock', 'Trainer', 'nn', 'rnn', 'loss', 'utils', 'data']

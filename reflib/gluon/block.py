@@ -23,6 +23,7 @@ loads an exported one) as a block.
 import re
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -50,10 +51,16 @@ class _BlockScope:
     _current = threading.local()
 
     def __init__(self, block):
-        self._block = block
+        # weakly: a strong reference would make every block part of a reference cycle,
+        # freed (with a hybridized block's executors) only when the cycle collector runs
+        self._block_ref = weakref.ref(block)
         self._counter = {}
         self._old_scope = None
         self._name_scope = None
+
+    @property
+    def _block(self):
+        return self._block_ref()
 
     @staticmethod
     def create(prefix, params, hint):

@@ -50,8 +50,11 @@ class _GraphCall:
     def backward(self, p, env, out_grads, ins, outs, aux):
         exe = self.runner.executor
         exe.backward([NDArray(g, self.ctx) for g in out_grads])
-        # copies: the executor's gradient arrays are overwritten by its next call
-        return [g._data.copy() if req != 'null' else None for g, req in zip(exe._grads, exe._grad_req)]
+        # copies: the executor's gradient arrays are overwritten by its next call (a
+        # row_sparse one -- Embedding(sparse_grad=True) -- as its dense values: the tape
+        # stores them into the parameter's row_sparse .grad, which keeps the rows)
+        return [None if req == 'null' else (g._data.copy() if g.stype == 'default' else g._dense_data())
+                for g, req in zip(exe._grads, exe._grad_req)]
 
     def release(self):
         """The tape is done with this call: its executor may serve another."""
@@ -167,9 +170,10 @@ class CachedGraph:
 
     def _bind(self, wants, args, aux, ctx):
         arrays, grads, reqs = [], [], []
-        for (is_data, _), arr, want in zip(self._args, args, wants):
+        for (is_data, source), arr, want in zip(self._args, args, wants):
             arrays.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype) if is_data else arr)
-            grads.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype) if want else None)
+            stype = 'default' if is_data else source._grad_stype      # a parameter's own gradient storage
+            grads.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=stype) if want else None)
             reqs.append('write' if want else 'null')
         return self.symbol.bind(ctx, arrays, args_grad=grads if any(wants) else None,
                                 grad_req=dict(zip(self._arg_names, reqs)), aux_states=list(aux))

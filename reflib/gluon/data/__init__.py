@@ -15,5 +15,6 @@ from .dataset import Dataset, SimpleDataset, ArrayDataset, RecordFileDataset
 from .sampler import Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler
 from .dataloader import DataLoader
 
-__all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset', 'Sampler', 'SequentialSampler',
+__all__ = ['dataset', 'sampler', 'dataloader', 'vision',
+           'Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset', 'Sampler', 'SequentialSampler',
            'RandomSampler', 'FilterSampler', 'BatchSampler', 'DataLoader']

@@ -1,0 +1,23 @@
+"""Regenerate nn_layers.json: MXNet 1.9.1 on the programs of nn_layers_cases.py.
+
+Run with a Python that has the real MXNet 1.9.1:
+
+    /tmp/mxv/bin/python tests/golden/gen_nn_layers.py
+"""
+
+import json
+import os
+import sys
+
+import mxnet as mx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from nn_layers_cases import compact, run  # noqa: E402
+
+if __name__ == '__main__':
+    record = compact(run(mx))
+    with open(os.path.join(HERE, 'nn_layers.json'), 'w') as f:     # one case a line
+        f.write('{\n%s\n}\n' % ',\n'.join('%s: %s' % (json.dumps(k), json.dumps(record[k], sort_keys=True))
+                                          for k in sorted(record)))
+    print('wrote nn_layers.json: %d cases' % len(record))
