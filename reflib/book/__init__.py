@@ -19,6 +19,7 @@ this package.
 ``models``, ``lm_fit``    the benchmark's models (ch. 13), the bucketing language model (ch. 14)
 ``trying``                ``attempt``: run a call, print ``ok`` or the error reflib raises (ch. 4, 8)
 ``sparse_step``           ``embedding_step``, ``draw_step_bytes``: one step of a big embedding (ch. 10)
+``tape``                  ``draw_tape``, ``recorded_calls``, ``kept_bytes``: what autograd recorded (ch. 15)
 ========================  ===================================================================
 """
 
@@ -32,6 +33,7 @@ from .performance import draw_memory_timeline, memory_table, profile_by_operator
 from .records import draw_record, parse_record
 from .source import excerpt, source, source_lines, working_directory
 from .stored import data_path, load_json, load_npz, script_path
+from .tape import draw_tape, kept_bytes, recorded_calls
 from .trying import attempt
 from . import lm_fit, models, sparse_step
 
@@ -40,4 +42,5 @@ __all__ = ['excerpt', 'source', 'source_lines', 'working_directory', 'svg',
            'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
            'kvstore_round', 'distributed_job',
            'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets',
-           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'sparse_step', 'attempt']
+           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'sparse_step', 'attempt',
+           'draw_tape', 'recorded_calls', 'kept_bytes']
