@@ -345,7 +345,17 @@ def _errors(mx):
 
 # ------------------------------------------------------------------ the cases
 def cases_of(mx):
-    """Every case, by name, as a function that computes it."""
+    """Every case, by name, as a function that computes it (inside a fresh NameManager, so
+    that automatic names do not depend on what ran before)."""
+    def fresh(fn):
+        def run():
+            with mx.name.NameManager():
+                return fn()
+        return run
+    return {name: fresh(fn) for name, fn in _cases(mx).items()}
+
+
+def _cases(mx):
     return {
         # cells: every kind, NTC and TNC, hybridized or not, begin states given or zeros
         'RNNCell tanh': lambda: _cell_run(mx, _rnn_cell),

@@ -1,11 +1,11 @@
 """``gluon.nn``: the layers, each a HybridBlock over operators of reflib/operator/ (or a
 plain Block: Sequential, Lambda) -- the layer names its operator and parameters, the
-operator does the arithmetic, so hybridized or not the numbers are the same.
+operator does the arithmetic, so hybridized or not the numbers are the same.  The modules::
 
-activations    Activation, LeakyReLU, PReLU, ELU, SELU, Swish, GELU
-basic_layers   Sequential, HybridSequential, Dense, Dropout, the normalisations, Embedding,
-               Flatten, Lambda, HybridLambda
-conv_layers    the convolutions (and transposed ones), the poolings, ReflectionPad2D
+    activations    Activation, LeakyReLU, PReLU, ELU, SELU, Swish, GELU
+    basic_layers   Sequential, HybridSequential, Dense, Dropout, the normalisations, Embedding,
+                   Flatten, Lambda, HybridLambda
+    conv_layers    the convolutions (and transposed ones), the poolings, ReflectionPad2D
 
 (The names are listed one by one rather than star-imported, so that a linter can check
 them; tests/test_gluon_nn.py checks that the lists agree with the modules' __all__.)
