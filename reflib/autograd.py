@@ -117,7 +117,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     out = []
     for var, raw in zip(variables, raws):
         with var.context.device_scope():
-            out.append(NDArray(var.xp.zeros_like(var._data) if raw is None else raw.astype(var.dtype, copy=False),
+            # a copy: the raw gradient may be an executor's memory (a hybridized block's)
+            out.append(NDArray(var.xp.zeros_like(var._data) if raw is None else raw.astype(var.dtype, copy=True),
                                var.context))
     return out
 

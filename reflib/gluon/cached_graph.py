@@ -50,10 +50,12 @@ class _GraphCall:
     def backward(self, p, env, out_grads, ins, outs, aux):
         exe = self.runner.executor
         exe.backward([NDArray(g, self.ctx) for g in out_grads])
-        # copies: the executor's gradient arrays are overwritten by its next call (a
-        # row_sparse one -- Embedding(sparse_grad=True) -- as its dense values: the tape
-        # stores them into the parameter's row_sparse .grad, which keeps the rows)
-        return [None if req == 'null' else (g._data.copy() if g.stype == 'default' else g._dense_data())
+        # the executor's own gradient arrays, not copies: the tape is done with them before
+        # this executor can run again (it stays busy until the backward pass has finished),
+        # and it copies what it keeps (.grad, autograd.grad's results).  A row_sparse one --
+        # Embedding(sparse_grad=True) -- goes as its dense values; the parameter's
+        # row_sparse .grad keeps the rows
+        return [None if req == 'null' else (g._data if g.stype == 'default' else g._dense_data())
                 for g, req in zip(exe._grads, exe._grad_req)]
 
     def release(self):
