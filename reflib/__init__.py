@@ -44,6 +44,7 @@ from . import runtime
 from . import optimizer
 from . import optimizer as opt
 from . import gluon
+from . import image
 
 __version__ = '0.1.0'
 
