@@ -56,3 +56,22 @@ def _same(got, want, path='', rtol=1e-5, atol=2e-5):
 def test_same_as_mxnet(case, tmp_path):
     diff = _same(gluon_cases.CASES[case](mx, str(tmp_path)), GOLDEN[case], case)
     assert diff is None, diff
+
+
+def test_a_hybridized_block_called_from_several_threads_at_once():
+    """Each call takes an executor of its own from the pool (a DataLoader's worker threads
+    run a Compose of hybridized transforms this way): no call sees another's values."""
+    from concurrent.futures import ThreadPoolExecutor
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(64, activation='tanh', in_units=256), mx.gluon.nn.Dense(8))
+    net.initialize(mx.init.Xavier())
+    inputs = [mx.nd.array(np.random.RandomState(i).uniform(size=(32, 256))) for i in range(8)]
+    expected = [net(x).asnumpy() for x in inputs]
+    net.hybridize()
+
+    def run(i):
+        return all(np.allclose(net(inputs[i % 8]).asnumpy(), expected[i % 8], rtol=1e-5, atol=1e-6)
+                   for _ in range(30))
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(run, range(16)))
+    assert len(net._cached_op.executors()) <= 4

@@ -21,6 +21,8 @@ in one step) takes another executor from the pool; an executor goes back to the 
 its call's backward is done (or the call's outputs are dropped).
 """
 
+import threading
+
 from .. import ndarray as nd
 from .. import symbol as symbols
 from ..context import current_context
@@ -44,8 +46,7 @@ class _GraphCall:
     is_loss = False
 
     def __init__(self, runner, ctx):
-        self.runner, self.ctx = runner, ctx
-        runner.busy = True
+        self.runner, self.ctx = runner, ctx       # (the runner is busy already: CachedGraph._runner)
 
     def backward(self, p, env, out_grads, ins, outs, aux):
         exe = self.runner.executor
@@ -98,6 +99,7 @@ class CachedGraph:
         self._aux = [source[n] for n in self._aux_names]
         self._pools = {}            # signature -> (ids of the parameter arrays bound, [_Runner])
         self._hook = None           # register_op_hook's (callback, monitor_all)
+        self._lock = threading.Lock()
 
     def set_op_hook(self, callback, monitor_all=False):
         """``callback(name, op_name, array)`` for each operator's output (and, with
@@ -140,34 +142,47 @@ class CachedGraph:
         recording = tape.is_recording()
         wants = tuple(recording and tape.wants_grad(a) for a in args)
         signature = (ctx, tuple(a.shape for a in data), tuple(a.dtype for a in data), wants)
-        runner = self._runner(signature, args, aux, ctx)
-        exe = runner.executor
-        with ctx.device_scope():
-            for k, (is_data, i) in enumerate(self._args):
-                if is_data:      # (raw: a copy into the executor's own input, allowed while recording)
-                    exe.arg_arrays[k]._data[...] = data[i]._data
-            if self._hook is not None:
-                exe.set_monitor_callback(self._monitor(), self._hook[1])
-            exe.forward(is_train=tape.is_training())
-            if self._hook is not None:
-                exe.set_monitor_callback(None)       # the op hook sees forward values only
-            raw = [o._data.copy() for o in exe.outputs]     # the caller's own, not the executor's memory
-        results = [NDArray(r, ctx) for r in raw]
-        if any(wants):
-            tape.record_call(_GraphCall(runner, ctx), None, ctx, args + aux, len(args), raw, results)
+        runner = self._runner(signature, args, aux, ctx)     # now this call's alone
+        recorded = False
+        try:
+            exe = runner.executor
+            with ctx.device_scope():
+                for k, (is_data, i) in enumerate(self._args):
+                    if is_data:      # (raw: a copy into the executor's own input, allowed while recording)
+                        exe.arg_arrays[k]._data[...] = data[i]._data
+                if self._hook is not None:
+                    exe.set_monitor_callback(self._monitor(), self._hook[1])
+                exe.forward(is_train=tape.is_training())
+                if self._hook is not None:
+                    exe.set_monitor_callback(None)       # the op hook sees forward values only
+                raw = [o._data.copy() for o in exe.outputs]     # the caller's own, not the executor's memory
+            results = [NDArray(r, ctx) for r in raw]
+            if any(wants):
+                # the tape's node holds the runner (and its values) until backward is done
+                recorded = tape.record_call(_GraphCall(runner, ctx), None, ctx, args + aux, len(args), raw,
+                                            results) is not None
+        finally:
+            if not recorded:
+                runner.busy = False
         return results
 
     def _runner(self, signature, args, aux, ctx):
+        """A free executor for ``signature``, marked busy: two threads (a DataLoader's workers
+        running a hybridized transform) never share one."""
         params = tuple(id(a) for (is_data, _), a in zip(self._args + self._aux, args + aux) if not is_data)
-        bound, runners = self._pools.get(signature, (None, []))
-        if bound != params:            # a parameter was re-created (cast, reset_ctx): bind afresh
-            runners = []
-            self._pools[signature] = (params, runners)
-        for runner in runners:
-            if not runner.busy:
-                return runner
+        with self._lock:
+            bound, runners = self._pools.get(signature, (None, []))
+            if bound != params:            # a parameter was re-created (cast, reset_ctx): bind afresh
+                runners = []
+                self._pools[signature] = (params, runners)
+            for runner in runners:
+                if not runner.busy:
+                    runner.busy = True
+                    return runner
         runner = _Runner(self._bind(signature[3], args, aux, ctx))
-        runners.append(runner)
+        runner.busy = True
+        with self._lock:
+            runners.append(runner)
         return runner
 
     def _bind(self, wants, args, aux, ctx):
