@@ -18,8 +18,8 @@ from . import operator
 from . import symbol
 from . import symbol as sym
 from .symbol import AttrScope, NameManager
-from .symbol import naming as name
-from .symbol import attribute
+from . import name
+from . import attribute
 from . import autograd
 from . import executor
 from .executor import Executor
