@@ -43,8 +43,12 @@ def test_databatch_rejects_non_lists():
 def test_bad_iterator_arguments_are_named():
     with pytest.raises(MXNetError, match='last_batch_handle'):
         mx.io.NDArrayIter(np.ones((4, 2)), batch_size=2, last_batch_handle='drop')
-    with pytest.raises(MXNetError, match='same number of samples'):
-        mx.io.NDArrayIter(np.ones((4, 2)), np.ones(5), batch_size=2)
+    with pytest.raises(MXNetError, match='data has 5 samples but softmax_label has only 4'):
+        mx.io.NDArrayIter(np.ones((5, 2)), np.ones(4), batch_size=2)
+    # more labels than samples: MXNet reads the first ones; reflib does too, and says so
+    with pytest.warns(UserWarning, match='only the first 4 rows of softmax_label'):
+        it = mx.io.NDArrayIter(np.ones((4, 2)), np.arange(5), batch_size=2)
+    assert [b.label[0].asnumpy().tolist() for b in it] == [[0, 1], [2, 3]]
 
 
 def test_resize_iter_repeats_to_the_requested_length():

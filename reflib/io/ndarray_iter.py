@@ -15,6 +15,7 @@ Sparse inputs, as MXNet 1.9.1 treats them (checked with it, tests/golden/gen_io_
   shuffle turns it into a dense float32 array, as MXNet's does.
 """
 
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -145,10 +146,19 @@ class NDArrayIter(DataIter):
         if last_batch_handle != 'discard' and any(isinstance(arr, CSRNDArray) for _, arr in self.data + self.label):
             raise SparseBatchError("NDArrayIter: CSR input (a CSRNDArray or scipy.sparse.csr_matrix) works only "
                                    "with last_batch_handle='discard' in MXNet 1.9.1, got %r" % (last_batch_handle,))
+        # the first data array says how many samples there are, as in MXNet; an array with
+        # more rows is read as far as that (MXNet does so silently; reflib warns), one with
+        # fewer cannot serve every sample
         sizes = {name: arr.shape[0] for name, arr in self.data + self.label}
-        if len(set(sizes.values())) > 1:
-            raise MXNetError('NDArrayIter: all data and labels need the same number of samples, got %s' % sizes)
-        self.num_data = next(iter(sizes.values()))
+        self.num_data = self.data[0][1].shape[0]
+        short = {name: n for name, n in sizes.items() if n < self.num_data}
+        if short:
+            raise MXNetError('NDArrayIter: %s has %d samples but %s has only %s'
+                             % (self.data[0][0], self.num_data, ', '.join(short), ', '.join(map(str, short.values()))))
+        longer = {name: n for name, n in sizes.items() if n > self.num_data}
+        if longer:
+            warnings.warn('NDArrayIter: %s has %d samples; only the first %d rows of %s are used'
+                          % (self.data[0][0], self.num_data, self.num_data, ', '.join(longer)), stacklevel=2)
         if num_parts != 1 or part_index != 0:
             self._keep_part(num_parts, part_index)
         if batch_size <= 0:
