@@ -98,8 +98,6 @@ def test_split_and_load_refuses_an_empty_context_list():
         utils.split_and_load(mx.nd.zeros((4, 2)), [])
 
 
-@pytest.mark.xfail(strict=True, reason="reflib/ndarray/sparse.py: a sparse array's as_in_context goes through "
-                   "the dense fallback and returns a dense copy (MXNet keeps the storage type)")
 def test_split_and_load_keeps_sparse_slices_sparse():
     # MXNet's test_split_and_load: a CSR batch split on one device stays CSR
     csr = mx.nd.array([[0, 1], [2, 0], [0, 0], [3, 0]]).tostype('csr')

@@ -81,6 +81,10 @@ class BaseSparseNDArray(NDArray):
         """A copy of the stored values (an NDArray)."""
         return NDArray(self._data.copy(), self._ctx)
 
+    def as_in_context(self, context):
+        """This array on ``context`` (itself if it is there already), in its own storage."""
+        return self if self._ctx == context else self.copyto(context)
+
     @property
     def indices(self):
         """A copy of the index array (int64): columns for CSR, rows for row_sparse."""
