@@ -45,6 +45,7 @@ from . import optimizer
 from . import optimizer as opt
 from . import gluon
 from . import image
+from . import contrib
 
 __version__ = '0.1.0'
 

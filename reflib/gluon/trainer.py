@@ -232,6 +232,9 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        scaler = getattr(self, '_amp_loss_scaler', None)     # set by contrib.amp.init_trainer
+        if scaler is not None and scaler.has_overflow(self._params):
+            return                          # an overflowed gradient: skip this step (the scale shrinks)
         batches = [[] for _ in self._updaters]          # per context: (index, grad, weight)
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':

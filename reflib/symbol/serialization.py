@@ -28,7 +28,31 @@ __all__ = ['to_json', 'load_json', 'load']
 MXNET_VERSION = 10901
 
 
-def to_json(sym):
+_AMP_CASTS = ('amp_cast', 'amp_multicast')
+
+
+def _without_amp_casts(outputs):
+    """A copy of the graph in which every input fed by an amp cast reads what the cast read
+    (``amp_multicast``'s i-th output: its i-th input); a cast that is itself an output stays."""
+    mapping = {}
+
+    def source(node, index):
+        while node.op is not None and node.op.name in _AMP_CASTS:
+            node, index = node.inputs[0 if node.op.name == 'amp_cast' else index]
+        return mapping[id(node)], index
+
+    for node in topo_order(outputs):
+        new = Node.__new__(Node)
+        new.op, new.name, new.attrs, new.params = node.op, node.name, dict(node.attrs), node.params
+        new.inputs = [source(child, i) for child, i in node.inputs]
+        mapping[id(node)] = new
+    return [(mapping[id(node)], i) for node, i in outputs]
+
+
+def to_json(sym, remove_amp_cast=False):
+    outputs = sym._outputs
+    if remove_amp_cast and any(n.op is not None and n.op.name in _AMP_CASTS for n in topo_order(outputs)):
+        sym = Symbol(_without_amp_casts(outputs))
     nodes = topo_order(sym._outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
     out_nodes, row_ptr = [], [0]

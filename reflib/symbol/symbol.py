@@ -351,12 +351,14 @@ class Symbol:
         return infer_type(self, args, kwargs, partial=True)
 
     # ---------------------------------------------------------- serialization
-    def tojson(self):
+    def tojson(self, remove_amp_cast=True):
+        """The graph as MXNet's JSON; ``remove_amp_cast`` leaves out the casts mixed precision
+        inserted (``amp_cast``/``amp_multicast``; see mx.contrib.amp), as MXNet does by default."""
         from .serialization import to_json      # serialization.py builds on this file
-        return to_json(self)
+        return to_json(self, remove_amp_cast)
 
     def save(self, fname, remove_amp_cast=True):
-        atomic_write_text(fname, self.tojson())
+        atomic_write_text(fname, self.tojson(remove_amp_cast))
 
     # ------------------------------------------------------------------ bind
     def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None,
