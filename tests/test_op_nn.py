@@ -696,6 +696,31 @@ def test_embedding_structure_types_and_errors():
         op.parse_params(dict(input_dim=10))
 
 
+def test_sparse_embedding_is_embedding_with_a_row_sparse_gradient():
+    # MXNet's _contrib_SparseEmbedding: Embedding's parameters and numbers, the weight's
+    # gradient always row_sparse (sparse_grad given or not)
+    weight = rng(20).normal(size=(5, 3))
+    data = np.array([[0, 3.7, -1], [4, 1.2, 1]])
+    params = dict(input_dim=5, output_dim=3)
+    (out,), _ = op_forward('_contrib_SparseEmbedding', [data, weight], params)
+    (want,), _ = op_forward('Embedding', [data, weight], params)
+    np.testing.assert_array_equal(out, want)
+    head = rng(21).normal(size=out.shape)
+    _, grads, _ = run_backward('_contrib_SparseEmbedding', params, [data, weight], [head])
+    _, dense, _ = run_backward('Embedding', params, [data, weight], [head])
+    np.testing.assert_allclose(grads[1].dense(np), dense[1], rtol=1e-12)
+    op = get('_contrib_SparseEmbedding')
+    assert op.grad_stype(op.parse_params(dict(params, sparse_grad=False)), 1, None) == 'row_sparse'
+    # (Embedding's own gradient, which this one equals, is checked by finite differences above)
+    # as MXNet builds it: mx.sym.contrib.SparseEmbedding, a node named sparseembedding<n>
+    import reflib as mx        # (the namespace lives above the operator layer this file tests)
+    with mx.name.NameManager():
+        sym = mx.sym.contrib.SparseEmbedding(mx.sym.var('d'), input_dim=3, output_dim=2)
+    node = json.loads(sym.tojson())['nodes'][-1]
+    assert (node['op'], node['name'], node['attrs']) == ('_contrib_SparseEmbedding', 'sparseembedding0',
+                                                         {'input_dim': '3', 'output_dim': '2'})
+
+
 def test_scatter_add_accumulates_repeated_indices():
     target = np.zeros((3, 2))
     scatter_add(np, target, np.array([0, 2, 0, 0]), np.ones((4, 2)))

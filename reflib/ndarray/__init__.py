@@ -25,6 +25,7 @@ for _name in _ops.list_operators():
         setattr(_internal, _name, globals()[_name])
 del _name
 from . import linalg  # noqa: E402,F401  (mx.nd.linalg.gemm, ... as in MXNet)
+from . import contrib  # noqa: E402,F401  (mx.nd.contrib.ctc_loss, ... as in MXNet)
 from . import image  # noqa: E402,F401  (mx.nd.image.to_tensor, ... as in MXNet)
 
 

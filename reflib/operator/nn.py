@@ -379,8 +379,11 @@ class Embedding(Operator):
         data = in_types[0] if in_types[0] is not None else np.dtype(np.float32)
         return [data, weight], [out], aux_types
 
+    def _sparse_grad(self, p):
+        return p.sparse_grad
+
     def grad_stype(self, p, k, in_stypes):
-        return 'row_sparse' if k == 1 and p.sparse_grad else 'default'
+        return 'row_sparse' if k == 1 and self._sparse_grad(p) else 'default'
 
     def sparse_inputs(self, p):
         # a row_sparse weight holding some rows (a KVStore's, fetched by Module.prepare) is read
@@ -404,8 +407,20 @@ class Embedding(Operator):
         xp, (data, weight) = env.xp, inputs
         index = self._indices(p, xp, data, weight).reshape(-1)
         rows = out_grads[0].reshape(-1, p.output_dim).astype(weight.dtype)
-        if p.sparse_grad:
+        if self._sparse_grad(p):
             return [None, summed_rows(xp, index, rows, weight.shape)]
         d_weight = xp.zeros(weight.shape, dtype=weight.dtype)
         scatter_add(xp, d_weight, index, rows)
         return [None, d_weight]
+
+
+@register
+class SparseEmbedding(Embedding):
+    """``mx.sym.contrib.SparseEmbedding``: MXNet's older name for an Embedding whose weight
+    gradient is always row_sparse (today's ``Embedding(sparse_grad=True)``); the same
+    parameters, ``sparse_grad`` accepted and ignored."""
+    name = '_contrib_SparseEmbedding'
+    aliases = ()
+
+    def _sparse_grad(self, p):
+        return True

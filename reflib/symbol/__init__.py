@@ -31,6 +31,7 @@ for _name in _ops.list_operators():
             setattr(_internal, _name, globals()[_name])
 del _name
 from . import linalg, random  # noqa: E402,F401  (mx.sym.linalg.gemm, mx.sym.random.uniform, ... as in MXNet)
+from . import contrib  # noqa: E402,F401  (mx.sym.contrib.ctc_loss, ... as in MXNet)
 from . import image  # noqa: E402,F401  (mx.sym.image.to_tensor, ... as in MXNet)
 from . import sparse  # noqa: E402  (mx.sym.sparse.elemwise_add, ... as in MXNet: the functions above)
 vars(sparse).update({_name: globals()[_name] for _name in sparse.__all__})
