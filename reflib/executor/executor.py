@@ -565,7 +565,7 @@ class Executor:
         for back, (step, arrays) in enumerate(zip(reversed(plan.steps), reversed(self._step_arrays))):
             if not step.needs_grad:
                 continue
-            loss = step.op.is_loss
+            loss = step.op.loss_head(step.params)
             if not loss and all(s not in grads for s in step.visible):
                 continue
             ogs = [summed(s) for s in step.out_slots]
@@ -675,7 +675,7 @@ class Executor:
                 heads.append(None)
                 continue
             if g is None:
-                if not (node.op is not None and node.op.is_loss):
+                if not (node.op is not None and node.op.loss_head(node.params)):
                     raise BindError('backward: output %r is not a loss head, so it needs a head gradient; '
                                     'pass out_grads (e.g. out_grads=[mx.nd.ones(%s)])' % (name, out.shape))
                 heads.append(None)

@@ -213,7 +213,7 @@ def _gradients(plan, slot_shape, slot_dtype, timeline, var_grads, entries):
         if s in variables:
             return s in var_grads
         step = steps[producer[s]]
-        return not step.op.is_loss and step.out_slots.index(s) < step.nvis and slot_shape.get(s)
+        return not step.op.loss_head(step.params) and step.out_slots.index(s) < step.nvis and slot_shape.get(s)
 
     for s in plan.head_slots:
         if plan.carries[s] and planned(s):
@@ -222,7 +222,7 @@ def _gradients(plan, slot_shape, slot_dtype, timeline, var_grads, entries):
         step = steps[k]
         if not step.needs_grad:
             continue
-        if not step.op.is_loss:     # a visible output that gets no gradient is given zeros
+        if not step.op.loss_head(step.params):     # a visible output that gets no gradient is given zeros
             for s in step.out_slots[:step.nvis]:
                 if slot_shape.get(s):
                     grad_entry(s, timeline.backward(k))

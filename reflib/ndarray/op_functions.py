@@ -198,3 +198,5 @@ def make_function(op_name):
 
 
 use_operator_call(invoke)      # NDArray's operator methods (x.sort(), x.argmax(out=y)) go through it
+# a Python operator (mx.operator.CustomOp) computes on NDArrays, with autograd's recording paused
+_ops.custom.use_arrays(NDArray, tape.set_recording, tape.set_training)

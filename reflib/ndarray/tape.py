@@ -241,7 +241,8 @@ def _total(found):
 
 def _run_backward(node, rank, parts, reached, train_mode):
     keys = [(id(node), j) for j in range(len(node.outs))]
-    loss = node.op.is_loss
+    # a loss head makes its own head gradient (per node where the parameters decide: a custom op)
+    loss = node.op.loss_head(node.p) if hasattr(node.op, 'loss_head') else node.op.is_loss
     if not loss and all(k not in parts for k in keys[:node.visible]):
         return                     # nothing flows back through this call
     xp = node.ctx.xp

@@ -46,14 +46,21 @@ linalg_factor  its factorizations: syevd (eigendecomposition), gelqf (LQ)
 update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
 sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
 pdf        probability densities of samples: _random_pdf_normal, _random_pdf_dirichlet, ...
+custom     Custom: operators written in Python (mx.operator.CustomOp, CustomOpProp, register)
 common     helpers the families share (no operators)
 """
 
 import importlib
 import pkgutil
 
-from .registry import Operator, Param, register, get, list_operators, OpEnv  # noqa: F401
+from .registry import Operator, Param, get, list_operators, OpEnv  # noqa: F401
+# mx.operator.register is MXNet's: it registers a Python operator (a CustomOpProp) by name.
+# reflib's own operator classes register with registry.register.
+from .custom import CustomOp, CustomOpProp, register  # noqa: F401
 from .arguments import OperatorArguments, get_all_registered_operators, get_operator_arguments  # noqa: F401
+
+__all__ = ['Operator', 'Param', 'get', 'list_operators', 'OpEnv', 'CustomOp', 'CustomOpProp', 'register',
+           'OperatorArguments', 'get_all_registered_operators', 'get_operator_arguments']
 
 # Importing a family registers its operators; every module in this package is one
 # (common, spatial, binary_math and registry register none).

@@ -337,6 +337,12 @@ class Operator:
             return ['input%d' % k for k in range(len(self.inputs(p)) + len(self.aux(p)))]
         return self.inputs(p) + self.aux(p)
 
+    def loss_head(self, p):
+        """Whether this node makes its own head gradient (``is_loss``): backward then takes no
+        gradient of its outputs.  Per node where the parameters decide (a Python operator's
+        ``need_top_grad``, custom.py)."""
+        return self.is_loss
+
     def gradient_blocked(self, p):
         """Whether no gradient passes this node back to its inputs (``blocks_gradient``, or
         for some parameter values only: topk returning indices)."""
