@@ -95,6 +95,10 @@ CHECKS_VALUES = {
     'ROIPooling': lambda p: True,
     # a Cholesky factorisation that fails is reported through the solver's status word
     '_linalg_potrf': lambda p: True,
+    # a row_sparse weight gradient holds the rows the data looked up: how many (unique
+    # indices) is known only on the device
+    'Embedding': lambda p: p.sparse_grad,
+    '_contrib_SparseEmbedding': lambda p: True,
 }
 
 

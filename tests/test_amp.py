@@ -90,8 +90,11 @@ def test_loss_scaler_doubles_after_2000_clean_steps_up_to_2_24():
 
 def test_init_in_a_fresh_process():
     """amp.init patches mx.nd/mx.sym for the rest of the process: run it in its own."""
+    # this checkout's reflib, installed or not (a GPU machine runs the tests from a copy)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(HERE),
+                                                                   os.environ.get('PYTHONPATH')])))
     proc = subprocess.run([sys.executable, os.path.join(HERE, 'golden', 'amp_cases.py'), 'reflib'],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got, want = json.loads(proc.stdout.strip().splitlines()[-1]), GOLDEN['init']
     assert want['nd_fc']['value'] == 'error'      # MXNet: no float16 FullyConnected on the CPU
