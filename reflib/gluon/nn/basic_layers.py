@@ -110,6 +110,15 @@ class Dense(HybridBlock):
                                      self.act if self.act is not None else 'linear')
 
 
+def _scale_and_shift(block, size, scale, center, gamma_initializer, beta_initializer, **extra):
+    """A normalisation layer's ``gamma`` and ``beta`` of shape ``(size,)``: learned when
+    ``scale``/``center`` ask for it, else left at their initial values (grad_req 'null')."""
+    block.gamma = block.params.get('gamma', grad_req='write' if scale else 'null', shape=(size,),
+                                   init=gamma_initializer, allow_deferred_init=True, **extra.get('gamma', {}))
+    block.beta = block.params.get('beta', grad_req='write' if center else 'null', shape=(size,),
+                                  init=beta_initializer, allow_deferred_init=True, **extra.get('beta', {}))
+
+
 def _settings(kwargs):
     """``key=value, ...`` as the normalisation layers print their settings (values by repr)."""
     return ', '.join('%s=%r' % item for item in kwargs.items())
@@ -155,10 +164,8 @@ class _BatchNorm(HybridBlock):
         if in_channels != 0:
             self.in_channels = in_channels
         shape = (in_channels,)
-        self.gamma = self.params.get('gamma', grad_req='write' if scale else 'null', shape=shape,
-                                     init=gamma_initializer, allow_deferred_init=True, differentiable=scale)
-        self.beta = self.params.get('beta', grad_req='write' if center else 'null', shape=shape,
-                                    init=beta_initializer, allow_deferred_init=True, differentiable=center)
+        _scale_and_shift(self, in_channels, scale, center, gamma_initializer, beta_initializer,
+                         gamma={'differentiable': scale}, beta={'differentiable': center})
         self.running_mean = self.params.get('running_mean', grad_req='null', shape=shape,
                                             init=running_mean_initializer, allow_deferred_init=True,
                                             differentiable=False)
@@ -261,10 +268,7 @@ class InstanceNorm(HybridBlock):
         self._kwargs = {'eps': epsilon, 'axis': axis, 'center': center, 'scale': scale}
         self._axis = axis
         self._epsilon = epsilon
-        self.gamma = self.params.get('gamma', grad_req='write' if scale else 'null', shape=(in_channels,),
-                                     init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get('beta', grad_req='write' if center else 'null', shape=(in_channels,),
-                                    init=beta_initializer, allow_deferred_init=True)
+        _scale_and_shift(self, in_channels, scale, center, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
@@ -287,12 +291,7 @@ class LayerNorm(HybridBlock):
         self._kwargs = {'eps': epsilon, 'axis': axis, 'center': center, 'scale': scale}
         self._axis = axis
         self._epsilon = epsilon
-        self._center = center
-        self._scale = scale
-        self.gamma = self.params.get('gamma', grad_req='write' if scale else 'null', shape=(in_channels,),
-                                     init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get('beta', grad_req='write' if center else 'null', shape=(in_channels,),
-                                    init=beta_initializer, allow_deferred_init=True)
+        _scale_and_shift(self, in_channels, scale, center, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         # no name='fwd': MXNet names this node by its counter (``layernorm0_layernorm0``)
@@ -313,12 +312,7 @@ class GroupNorm(HybridBlock):
         self._kwargs = {'eps': epsilon, 'num_groups': num_groups, 'center': center, 'scale': scale}
         self._num_groups = num_groups
         self._epsilon = epsilon
-        self._center = center
-        self._scale = scale
-        self.gamma = self.params.get('gamma', grad_req='write' if scale else 'null', shape=(num_groups,),
-                                     init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get('beta', grad_req='write' if center else 'null', shape=(num_groups,),
-                                    init=beta_initializer, allow_deferred_init=True)
+        _scale_and_shift(self, num_groups, scale, center, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon)
