@@ -318,6 +318,21 @@ def test_monitor_callback_names_and_order():
                     'sm_data', 'sm_label', 'sm_label', 'sm_output']
 
 
+def test_monitor_reports_every_input_of_a_backward_step_even_without_a_gradient():
+    # MXNet 1.9.1's Module monitor lists fc1_backward_output0 though the data has no gradient
+    _, net = fc_softmax()
+    exe = net.simple_bind(mx.cpu(), x=(2, 4), grad_req={'x': 'null', 'fc1_weight': 'write',
+                                                         'fc1_bias': 'write', 'sm_label': 'null'})
+    seen = {}
+    exe.set_monitor_callback(lambda name, arr: seen.__setitem__(mx.base.py_str(name), arr.asnumpy()))
+    exe.forward(is_train=True)
+    exe.backward()
+    assert [n for n in seen if 'backward' in n] == ['sm_backward_output0', 'sm_backward_output1',
+                                                    'fc1_backward_output0', 'fc1_backward_output1',
+                                                    'fc1_backward_output2']
+    assert not seen['fc1_backward_output0'].any() and not seen['sm_backward_output1'].any()
+
+
 def test_debug_str_mentions_every_step_and_bytes():
     fc1, sm = fc_softmax()
     net = mx.sym.Activation(fc1, act_type='relu', name='relu1')

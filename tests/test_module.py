@@ -734,3 +734,52 @@ def test_the_public_views_of_a_module():
     mod.init_optimizer(optimizer='sgd')
     assert mod.exec_group is mod._exec_group and mod.exec_group.execs[0].arg_dict['fc1_weight'] is not None
     assert isinstance(mod.optimizer, mx.optimizer.SGD)
+
+
+def test_bind_refuses_an_array_where_a_shape_belongs_with_a_type_error():
+    mod = mx.mod.Module(mx.sym.relu(mx.sym.var('data')), ('data',), None, context=[mx.cpu(0), mx.cpu(1)])
+    with pytest.raises(TypeError, match="the entry \\('data'"):
+        mod.bind(data_shapes=[('data', mx.nd.array([10, 10]))])
+    assert not mod.binded
+    mod.bind(data_shapes=[('data', (10, 10))])
+    assert mod.binded
+
+
+def _two_layer_softmax():
+    net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc1')
+    net = mx.sym.FullyConnected(net, weight=mx.sym.var('w2'), num_hidden=4, name='fc2', no_bias=True)
+    return mx.sym.SoftmaxOutput(net, name='softmax')
+
+
+def test_executor_groups_share_a_buffer_of_inputs_only():
+    """MXNet 1.9.1's names (printed by its own DataParallelExecutorGroup): parameters stay out of
+    shared_data_arrays; an argument that is not a parameter of this group (w2) goes in, and a
+    data gradient under 'grad of data'; a group built on another uses the same dicts."""
+    from reflib.module.executor_group import DataParallelExecutorGroup
+    sym, ctx = _two_layer_softmax(), [mx.cpu(0), mx.cpu(1)]
+    first = DataParallelExecutorGroup(sym, ctx, [1, 1], [('data', (4, 3))], [('softmax_label', (4,))],
+                                      ['fc1_weight', 'fc1_bias', 'w2'], True, False)
+    assert sorted(first.shared_data_arrays[0]) == ['data', 'softmax_label']
+    group = DataParallelExecutorGroup(sym, ctx, [1, 1], [('data', (4, 3))], [('softmax_label', (4,))],
+                                      ['fc1_weight', 'fc1_bias'], True, True)
+    assert sorted(group.shared_data_arrays[1]) == ['data', 'grad of data', 'softmax_label', 'w2']
+    smaller = DataParallelExecutorGroup(sym, ctx, [1, 1], [('data', (2, 3))], [('softmax_label', (2,))],
+                                        ['fc1_weight', 'fc1_bias'], True, False, shared_group=group)
+    assert smaller.shared_data_arrays[0] is group.shared_data_arrays[0]
+    assert smaller.execs[0].arg_dict['fc1_weight'] is group.execs[0].arg_dict['fc1_weight']
+
+
+def test_a_row_sparse_parameter_is_shared_between_executor_groups_its_gradient_is_not():
+    from reflib.module.executor_group import DataParallelExecutorGroup
+    weight = mx.sym.var('embed_weight', stype='row_sparse')
+    sym = mx.sym.MakeLoss(mx.sym.sum(mx.sym.contrib.SparseEmbedding(mx.sym.var('data'), weight, input_dim=10,
+                                                                     output_dim=3, name='embed')))
+    groups = []
+    for batch in (4, 2):
+        groups.append(DataParallelExecutorGroup(
+            sym, [mx.cpu(0)], [1], [('data', (batch, 2))], None, ['embed_weight'], True, False,
+            shared_group=groups[0] if groups else None))
+    first, second = groups[0].execs[0], groups[1].execs[0]
+    assert second.arg_dict['embed_weight'] is first.arg_dict['embed_weight']
+    assert second.grad_dict['embed_weight'] is not first.grad_dict['embed_weight']
+    assert first.grad_dict['embed_weight'].stype == 'row_sparse'

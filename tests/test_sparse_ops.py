@@ -10,6 +10,12 @@ import pytest
 
 import reflib as mx
 from reflib.ndarray import sparse as sparse_module
+from reflib.operator import get
+from reflib.operator.registry import OpEnv
+from reflib.operator.sparse_rows import SparseRows
+from reflib.test_utils import check_op_gradient
+
+ENV = OpEnv(mx.cpu(), True)
 
 # MXNet 1.9.1's dir(mx.sym.sparse); reflib has no graph operator for the last five
 SYMBOL_NAMES = {
@@ -200,3 +206,34 @@ def test_the_sym_sparse_namespace_is_the_ordinary_operators():
     a, b = mx.sym.var('a'), mx.sym.var('b')
     assert mx.sym.sparse.elemwise_add(a, b, name='s').tojson() == mx.sym.elemwise_add(a, b, name='s').tojson()
     assert mx.sym.sparse.zeros_like(a, name='z').tojson() == mx.sym.zeros_like(a, name='z').tojson()
+
+
+@pytest.mark.parametrize('params', [{'axis': (1,), 'keepdims': True}, {'axis': (0,)}, {'axis': (1,)},
+                                    {}, {'axis': (0, 1), 'keepdims': True}])
+def test_square_sum_gradient_matches_finite_differences(params):
+    """_square_sum on a dense input (MXNet 1.9.1 has only its row_sparse kernel)."""
+    x = np.random.RandomState(3).uniform(-1, 1, (3, 4))
+    check_op_gradient('_square_sum', [x], params)
+
+
+@pytest.mark.parametrize('params', [{'axis': (1,), 'keepdims': True}, {'axis': (0,)}, {'axis': (1,)}])
+def test_square_sum_of_stored_rows_is_the_dense_result(params):
+    """Given its stored rows (SparseRows), _square_sum gives the dense numbers, and a gradient in
+    those rows equal to the dense gradient there (zero in the absent rows)."""
+    op = get('_square_sum')
+    p = op.parse_params(params)
+    rows = np.array([0, 2, 3])
+    values = np.random.RandomState(0).uniform(-1, 1, (3, 4)).astype(np.float32)
+    x = SparseRows(rows, values, (5, 4))
+    dense = x.dense(np)
+    out = op.forward(p, ENV, [x], [])[0]
+    np.testing.assert_allclose(out, op.forward(p, ENV, [dense], [])[0], rtol=1e-6)
+    head = np.arange(1, out.size + 1, dtype=np.float32).reshape(out.shape)
+    grad = op.backward(p, ENV, [head], [x], [out], [])[0]
+    assert isinstance(grad, SparseRows) and grad.rows.tolist() == [0, 2, 3]
+    np.testing.assert_allclose(grad.dense(np), op.backward(p, ENV, [head], [dense], [out], [])[0], rtol=1e-6)
+    # a row_sparse head (from dot with a CSR lhs): only rows stored in both
+    if params.get('keepdims'):
+        sparse_head = SparseRows(np.array([1, 2]), head[[1, 2]], head.shape)
+        grad = op.backward(p, ENV, [sparse_head], [x], [out], [])[0]
+        assert grad.rows.tolist() == [2] and np.allclose(grad.values, 2 * values[1] * head[2])

@@ -204,6 +204,10 @@ class Executor:
         self._bound = list(zip(self._arg_slots, self.arg_arrays)) + list(zip(self._aux_slots, self.aux_arrays))
         self._sparse_bound = [(slot, arr) for slot, arr in self._bound if arr.stype != 'default']
         self._grad_sparse = {self._arg_slots[k]: g for k, g in self._grad_sparse_args.items()}
+        # values whose gradient may stay row_sparse on its way back: their operator's backward
+        # takes a SparseRows head (``Operator.takes_sparse_head``), as MXNet's _square_sum does
+        self._sparse_heads = {s for step in plan.steps if step.op.takes_sparse_head
+                              for s in step.out_slots} - set(plan.head_slots)
         # output memory is allocated once; every forward writes into the same buffers
         self.outputs = []
         heads = []
@@ -522,7 +526,7 @@ class Executor:
 
         def accumulate(slot, g, rank):
             if isinstance(g, SparseRows):
-                if slot in self._grad_sparse:
+                if slot in self._grad_sparse or slot in self._sparse_heads:
                     sparse[slot] = g if slot not in sparse else sparse[slot].plus(g, self._plan.slot_ctx[slot].xp)
                     return
                 g = g.dense(self._plan.slot_ctx[slot].xp)     # it meets dense arithmetic here
@@ -552,6 +556,14 @@ class Executor:
             target[...] = total
             return target
 
+        def head_of(slot):
+            """An operator's head gradient: summed, or row_sparse where only SparseRows came."""
+            g = summed(slot)
+            rows = sparse.pop(slot, None) if slot in self._sparse_heads else None
+            if rows is None:
+                return g
+            return rows if g is None else g + rows.dense(self._plan.slot_ctx[slot].xp)
+
         # an output listed twice (an RNN's last output is also its last state) takes the head
         # gradient given last, as in MXNet 1.9.1: the two are not summed
         head_grad = {}
@@ -566,9 +578,9 @@ class Executor:
             if not step.needs_grad:
                 continue
             loss = step.op.loss_head(step.params)
-            if not loss and all(s not in grads for s in step.visible):
+            if not loss and all(s not in grads and s not in sparse for s in step.visible):
                 continue
-            ogs = [summed(s) for s in step.out_slots]
+            ogs = [head_of(s) for s in step.out_slots]
             if not loss:
                 for k, s in enumerate(step.visible):
                     if ogs[k] is None:       # an output nobody used: its gradient is zero
@@ -640,10 +652,10 @@ class Executor:
     def _monitor_grads(self, step, ins, in_grads):
         """MXNet's backward node for ``fc1`` is ``fc1_backward``; it reports each input gradient a
         gradient flows to as ``fc1_backward_output<i>`` (no number when there is one input)."""
+        # every input is reported, as MXNet's backward node has one output per input even where
+        # nothing reads it (a label, data bound without a gradient); reflib reports zeros there
         for k, (slot, g) in enumerate(zip(step.in_slots, in_grads)):
-            if not self._plan.carries[slot]:
-                continue
-            if g is None:  # the op says "zero" (a label); MXNet still reports the zero array
+            if g is None or not self._plan.carries[slot]:
                 g = step.ctx.xp.zeros_like(ins[k])
             suffix = '' if len(step.in_slots) == 1 else str(k)
             self._report('%s_backward_output%s' % (step.node.name, suffix), NDArray(g, step.ctx))
@@ -869,11 +881,11 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     inference.  With ``group2ctx`` each array lives on its ``__ctx_group__``'s device.
     Storage: an argument is sparse where ``stype_dict`` or its Variable's ``stype`` says so,
     and a gradient is row_sparse where every operator reading the argument sends it so
-    (symbol/storage.py); those arrays are never shared.
+    (symbol/storage.py); of those only a parameter itself is shared, never a gradient.
 
     Sharing with ``shared_exec`` happens, as in MXNet, only when ``shared_buffer`` (a dict) is
     passed too -- that is how Module calls it: arguments in ``shared_arg_names`` (parameters)
-    and every auxiliary state are taken from ``shared_exec``; every other array (data, labels,
+    and every auxiliary state are taken from ``shared_exec`` (new memory without one); every other array (data, labels,
     their gradients under the key ``'grad of <name>'``) is a view on the start of the buffer's
     array of that name when that is large enough, or new memory recorded in the buffer.
     The new executor also takes the memory for its intermediate values from ``shared_exec``'s
@@ -907,11 +919,13 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
         return (group2ctx or {}).get(group, ctx) if group is not None else ctx
 
     sharing = shared_exec is not None and shared_buffer is not None
-    shared_names = set(shared_arg_names or ()) if sharing else set()
+    # parameters never go into the buffer, even for the first executor (no shared_exec yet):
+    # the buffer holds data, labels and their gradients only, as MXNet's does
+    shared_names = set(shared_arg_names or ()) if shared_buffer is not None else set()
 
     def from_exec(table, name, shape, dtype):
         """shared_exec's array of that name if it fits exactly, else new memory."""
-        old = table.get(name)
+        old = getattr(shared_exec, table).get(name) if sharing else None
         if old is not None and old.shape == tuple(shape) and old.dtype == dtype:
             return old
         return zeros(shape, place(name), dtype)
@@ -942,19 +956,25 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
     args, grads = [], {}
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         if arg_stypes[name] != 'default' or grad_stypes[name] != 'default':
-            args.append(sparse_zeros(arg_stypes[name], shape, place(name), dtype))
+            # a sparse parameter is shared (its gradient is not), as in MXNet
+            old = getattr(shared_exec, 'arg_dict', {}).get(name) if sharing and name in shared_names else None
+            if (old is not None and old.stype == arg_stypes[name] and old.shape == tuple(shape)
+                    and old.dtype == dtype):
+                args.append(old)
+            else:
+                args.append(sparse_zeros(arg_stypes[name], shape, place(name), dtype))
             if req != 'null':
                 grads[name] = sparse_zeros(grad_stypes[name], shape, place(name), dtype)
         elif name in shared_names:
-            args.append(from_exec(shared_exec.arg_dict, name, shape, dtype))
+            args.append(from_exec('arg_dict', name, shape, dtype))
             if req != 'null':
-                grads[name] = from_exec(shared_exec.grad_dict, name, shape, dtype)
+                grads[name] = from_exec('grad_dict', name, shape, dtype)
         else:
             args.append(from_buffer(name, name, shape, dtype))
             if req != 'null':
                 grads[name] = from_buffer('grad of ' + name, name, shape, dtype)
     if sharing:
-        aux = [from_exec(shared_exec.aux_dict, n, s, t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
+        aux = [from_exec('aux_dict', n, s, t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
     else:
         aux = [zeros(s, place(n), t) for n, s, t in zip(aux_names, aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx, shared_exec if sharing else None)

@@ -41,6 +41,11 @@ class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
         return [DataDesc(name, shape) for name, shape in shapes]
 
 
+class DataDescError(MXNetError, TypeError):
+    """A data/label shape list whose entry is not a (name, shape) pair or a DataDesc: a TypeError,
+    as MXNet's DataDesc raises for a shape that is not a tuple."""
+
+
 def data_descs(given, what='data_shapes'):
     """DataDescs from a list of DataDesc or ``(name, shape)`` pairs (None stays None): the one
     place every caller turns shapes into DataDescs, refusing anything else by name."""
@@ -50,8 +55,8 @@ def data_descs(given, what='data_shapes'):
     if isinstance(given, DataDesc):
         given = [given]
     if not isinstance(given, (list, tuple)) or (given and isinstance(given[0], str)):
-        raise MXNetError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; got %r (a single '
-                         'pair needs the list around it)' % (what, example, given))
+        raise DataDescError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; got %r (a single '
+                            'pair needs the list around it)' % (what, example, given))
     descs = []
     for item in given:
         if isinstance(item, DataDesc):
@@ -59,8 +64,8 @@ def data_descs(given, what='data_shapes'):
             continue
         if not (isinstance(item, (list, tuple)) and len(item) >= 2 and isinstance(item[0], str)
                 and isinstance(item[1], (list, tuple))):
-            raise MXNetError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; the entry %r '
-                             'is neither' % (what, example, item))
+            raise DataDescError('%s must be a list of (name, shape) pairs or DataDescs, e.g. %s; the entry %r '
+                                'is neither' % (what, example, item))
         descs.append(DataDesc(*item))
     return descs
 

@@ -849,6 +849,17 @@ def _taken_rows(op, p, inputs, out):
     return _csr_rows(a, rows.astype(INDEX_DTYPE))
 
 
+def _row_square_sums(op, p, inputs, out):
+    """_square_sum of a row_sparse matrix along its rows with keepdims: row_sparse, one value
+    per stored row, as MXNet's; every other axis gives MXNet's dense result."""
+    x = inputs[0]
+    axes = tuple(a % 2 for a in (p.axis or ())) if x.ndim == 2 else ()
+    if not isinstance(x, RowSparseNDArray) or axes != (1,) or not p.keepdims or p.exclude:
+        return NotImplemented
+    values = _forward(op, p, x._ctx, [x._data])[0]
+    return RowSparseNDArray(values, [x._aux[0].copy()], (x.shape[0], 1), x._ctx)
+
+
 # ------------------------------------------------ products
 def _dot_form(op, p, inputs, out):
     """dot with a sparse operand, in the storage MXNet gives (see _sparse_product), or the one
@@ -1024,7 +1035,7 @@ SPARSE_FORMS.update({
     'clip': _clipped, 'zeros_like': _sparse_zeros_like,
     'broadcast_mul': _broadcast_onto_csr, 'broadcast_div': _broadcast_onto_csr,
     'add_n': _sum_of_row_sparse, 'Concat': _stacked_rows,
-    'slice': _sliced_csr, 'take': _taken_rows, 'dot': _dot_form,
+    'slice': _sliced_csr, 'take': _taken_rows, 'dot': _dot_form, '_square_sum': _row_square_sums,
 })
 STORAGE_CASTS['csr'] = lambda dense: cast_storage(dense, 'csr')
 STORAGE_CASTS['row_sparse'] = lambda dense: cast_storage(dense, 'row_sparse')

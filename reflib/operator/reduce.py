@@ -12,6 +12,7 @@ from ..shapes import merge_shape
 from ..shapes import prod as _prod
 from .common import fresh_copy, expand_to, is_numpy, sign_of
 from ..base import ParamError, ShapeError
+from .sparse_rows import SparseRows
 
 
 # ================================================================ reductions
@@ -137,6 +138,63 @@ class Min(_Extreme):
 
     def _reduce(self, xp, x, axes):
         return x.min(axis=axes, keepdims=True)
+
+
+@register
+class SquareSum(_Reduce):
+    """``sum(data ** 2)`` over ``axis`` in one step: the factorization machine's ``sum_f v_if^2``.
+
+    MXNet 1.9.1 registers it (``_square_sum``) for a 2-D row_sparse ``data`` only; reflib runs
+    the same arithmetic on dense input too.  A row_sparse input arrives as its stored rows
+    (``SparseRows``) and its gradient, ``2 * data * head``, is stored in those same rows,
+    as MXNet's backward stores it; an absent row's square is 0 and so is its gradient."""
+    name = '_square_sum'
+
+    def _reduce(self, xp, x, axes):
+        return (x * x).sum(axis=axes, keepdims=True)
+
+    def sparse_inputs(self, p):
+        return {0: ('row_sparse',)}
+
+    def grad_stype(self, p, k, in_stypes):
+        return 'row_sparse' if in_stypes[0] == 'row_sparse' else 'default'
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        if not isinstance(x, SparseRows):
+            return super().forward(p, env, inputs, aux)
+        xp = env.xp
+        axes = self._axes(p, len(x.shape))
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        stored = self._reduce(xp, x.values, axes)
+        if 0 in axes:           # the absent rows add nothing to a sum over rows
+            out = stored
+        else:                   # one result per row: the absent ones are 0
+            out = xp.zeros(kept, dtype=x.values.dtype)
+            out[x.rows] = stored
+        return [out.reshape(self._out_shape(p, x.shape))]
+
+    takes_sparse_head = True
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x, head = env.xp, inputs[0], out_grads[0]
+        if isinstance(head, SparseRows) and not isinstance(x, SparseRows):
+            head = head.dense(xp)
+        if not isinstance(x, SparseRows):
+            return [2 * x * expand_to(xp, self._kept(p, head, x), x)]
+        axes = self._axes(p, len(x.shape))
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        if 0 in axes:           # one head for all rows: each stored row's gradient uses it
+            head = head.dense(xp) if isinstance(head, SparseRows) else head
+            return [SparseRows(x.rows, 2 * x.values * head.reshape(kept), x.shape)]
+        rows, values = x.rows, x.values
+        if isinstance(head, SparseRows):    # only rows stored in both get a gradient
+            rows, in_x, in_head = xp.intersect1d(x.rows, head.rows, return_indices=True)
+            values, head = values[in_x], head.values[in_head]
+        else:
+            head = head.reshape(kept)[rows]
+        row_head = head.reshape((len(rows),) + kept[1:])
+        return [SparseRows(rows.astype(x.rows.dtype), 2 * values * row_head, x.shape)]
 
 
 # ================================================================ products, NaN-skipping

@@ -363,6 +363,10 @@ class Operator:
         where backward returns it as ``SparseRows`` (sparse_rows.py), else 'default'."""
         return 'default'
 
+    # True where backward takes the gradient of its output as ``SparseRows`` when it comes so
+    # (from dot with a CSR lhs): MXNet's _square_sum stores its own gradient in those rows only
+    takes_sparse_head = False
+
     # True where the row-sparse gradient may not go into a dense gradient array: MXNet refuses
     # to bind Embedding(sparse_grad=True) so, while dot's falls back to dense
     sparse_grad_only = False

@@ -194,6 +194,9 @@ def _operator_cases(mx):
         'clip csr': lambda: _parts(nd.clip(csr, -0.3, 0.6)),
         'clip rsp': lambda: _parts(sparse.clip(rsp, a_min=0, a_max=0.6)),
         'clip csr without 0': lambda: _try(lambda: nd.clip(csr, 0.1, 1).asnumpy()),
+        '_square_sum rsp axis=1 keepdims': lambda: _parts(nd._internal._square_sum(rsp, axis=1, keepdims=True)),
+        '_square_sum rsp axis=1': lambda: _parts(nd._internal._square_sum(rsp, axis=1)),
+        '_square_sum rsp axis=0': lambda: _parts(nd._internal._square_sum(rsp, axis=0)),
         'clip rsp without 0': lambda: _try(lambda: nd.clip(rsp, -1, -0.1).asnumpy()),
         # fluent methods and NDArray methods
         'csr.sign()': lambda: _parts(csr.sign()),

@@ -124,6 +124,37 @@ def _json(mx):
     return [node['attrs'] for node in graph['nodes'] if node['op'] == 'null']
 
 
+def _square_sum(mx, fm=False):
+    """The factorization machine's pieces: _square_sum of a row_sparse parameter, its gradient
+    row_sparse in the parameter's rows.  ``fm``: ``dot(csr, _square_sum(v, axis=1, keepdims))``
+    with every row of v stored: the head comes row_sparse from dot, and only its rows get a
+    gradient.  (The model squares the CSR data first; reflib's executor keeps no intermediate
+    value sparse, so there the head would come dense and every row of v get one.)"""
+    v = mx.sym.var('v', stype='row_sparse')
+    if fm:
+        x = mx.sym.var('x', stype='csr')
+        out = mx.sym.dot(x, mx.sym._internal._square_sum(v, axis=1, keepdims=True))
+        shapes, reqs = {'x': CSR.shape, 'v': (5, 2)}, {'x': 'null', 'v': 'write'}
+    else:
+        out = mx.sym._internal._square_sum(v, axis=0)
+        shapes, reqs = {'v': (5, 2)}, {'v': 'write'}
+    loss = mx.sym.MakeLoss(mx.sym.sum(out * mx.sym.var('scale')))
+    exe = loss.simple_bind(mx.cpu(), grad_req=dict(reqs, scale='null'),
+                           scale=(4, 1) if fm else (2,), **shapes)
+    values = np.arange(10).reshape(5, 2) / 4.0 - 1
+    if not fm:
+        values[[1, 3]] = 0          # rows 1 and 3 not stored
+    mx.nd.array(values).tostype('row_sparse').copyto(exe.arg_dict['v'])
+    if fm:
+        mx.nd.array(CSR).tostype('csr').copyto(exe.arg_dict['x'])
+    exe.arg_dict['scale'][:] = np.arange(4).reshape(4, 1) + 1 if fm else [1, 2]
+    exe.forward(is_train=True)
+    exe.backward()
+    return {'arg stypes': _stypes(exe.arg_dict), 'grad stypes': _stypes(exe.grad_dict),
+            'output': np.round(exe.outputs[0].asnumpy().astype(np.float64), 5).tolist(),
+            'grad': _parts(exe.grad_dict['v'])}
+
+
 def run(mx):
     cases = {
         'embedding sparse_grad': lambda: _embedding(mx, [[1, 4], [1, 0]]),
@@ -138,5 +169,7 @@ def run(mx):
         'dot csr.T dense': lambda: _dot(mx, transpose_a=True, weight_shape=(4, 2)),
         'csr storage fallback': lambda: _fallback(mx),
         'variable stype json': lambda: _json(mx),
+        '_square_sum of a row_sparse parameter': lambda: _square_sum(mx),
+        'dot(csr, _square_sum(row_sparse)): a row_sparse head': lambda: _square_sum(mx, fm=True),
     }
     return {k: fn() for k, fn in cases.items()}
