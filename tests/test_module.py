@@ -23,7 +23,6 @@ import pytest
 
 import reflib as mx
 import reflib.checkpoint
-import reflib.ndarray.serialize as serialize
 from reflib.base import MXNetError
 from reflib.module import ModuleStateError
 
