@@ -93,6 +93,12 @@ CHECKS_VALUES = {
     'RNN': lambda p: p.use_sequence_length,
     # the ROIs are read on the host, where each one's bins are worked out
     'ROIPooling': lambda p: True,
+    '_contrib_ROIAlign': lambda p: True,
+    '_contrib_RROIAlign': lambda p: True,
+    '_contrib_PSROIPooling': lambda p: True,
+    # the proposals' greedy suppression decides box by box, on the host
+    '_contrib_Proposal': lambda p: True,
+    '_contrib_MultiProposal': lambda p: True,
     # a Cholesky factorisation that fails is reported through the solver's status word
     '_linalg_potrf': lambda p: True,
     # a row_sparse weight gradient holds the rows the data looked up: how many (unique

@@ -29,7 +29,7 @@ with open(os.path.join(HERE, 'golden', 'gluon_rnn.json')) as _f:
 def test_a_repeated_output_gets_the_gradient_of_both_uses():
     """A hybridized block that returns one value twice (every cell returns its new h as
     output *and* as state): the gradients of both places add up, as MXNet's CachedOp makes
-    them (reflib/gluon/cached_graph.py gives the repeat an identity of its own)."""
+    them (reflib/executor/cached_graph.py gives the repeat an identity of its own)."""
     class Twice(mx.gluon.HybridBlock):
         def hybrid_forward(self, F, x):
             y = F.tanh(x)

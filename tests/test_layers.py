@@ -33,9 +33,11 @@ UPWARD = {
 # only these, each an MXNet tie.
 CIRCLES = [
     # Symbol.bind / simple_bind return an Executor, and the executor reads the graph (and
-    # rewrites it first: common_expr; and asks which gradients are row_sparse: storage)
+    # rewrites it first: common_expr; and asks which gradients are row_sparse: storage); the
+    # executor package's CachedGraph (mx.nd.CachedOp) makes Symbols, Groups of outputs
     {'reflib.executor', 'reflib.executor.executor', 'reflib.executor.sparse_storage', 'reflib.symbol.common_expr',
-     'reflib.symbol.infer', 'reflib.symbol.serialization', 'reflib.symbol.storage', 'reflib.symbol.symbol'},
+     'reflib.symbol.infer', 'reflib.symbol.serialization', 'reflib.symbol.storage', 'reflib.symbol.symbol',
+     'reflib.executor.cached_graph'},
     # mx.init.FusedRNN initialises a FusedRNNCell's flat vector through the cell, and rnn/
     # builds on the initializers (LSTMBias, FusedRNN): MXNet's initializer imports rnn too
     {'reflib.initializer', 'reflib.rnn.fused', 'reflib.rnn.rnn_cell'},

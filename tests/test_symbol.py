@@ -572,3 +572,19 @@ def test_gen_atomic_symbol_is_the_head_operator_alone():
     assert atom.list_outputs() == ['output', 'state_output', 'statecell_output']
     assert atom.attr_dict()[''] == {'state_size': '10', 'num_layers': '2', 'bidirectional': 'True',
                                     'state_outputs': 'True', 'mode': 'lstm'}
+
+
+def test_symbols_given_to_an_operator_without_inputs_are_dropped_with_a_warning():
+    """MXNet 1.9.1 drops them silently (its random tests pass data= to random.randn); an
+    operator with inputs still refuses a name it does not have."""
+    with pytest.warns(UserWarning, match="takes no inputs: the symbols given as data are ignored"):
+        s = mx.sym.random.normal(loc=0.0, scale=1.0, data=mx.sym.ones((2, 2)))
+    assert s.list_arguments() == []
+    with pytest.raises(mx.base.BindError, match="has no input 'foo'"):
+        mx.sym.relu(data=mx.sym.var('x'), foo=mx.sym.var('y'))
+
+
+def test_astype_adds_a_cast_node():
+    s = mx.sym.var('x').astype('int64')
+    assert json.loads(s.tojson())['nodes'][1]['op'] == 'Cast'
+    assert s.infer_type(x='float32')[1] == [np.int64]

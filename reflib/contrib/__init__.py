@@ -1,5 +1,13 @@
-"""``mx.contrib``: MXNet's experimental packages.  reflib has automatic mixed precision (amp)."""
+"""``mx.contrib``: MXNet's experimental packages.  reflib has automatic mixed precision (amp),
+the first form of autograd (``mx.contrib.autograd``) and the older addresses of the contrib
+operators (``mx.contrib.ndarray``/``nd``, ``mx.contrib.symbol``/``sym``)."""
 
 from . import amp
+from . import autograd
+from . import ndarray
+from . import symbol
 
-__all__ = ['amp']
+nd = ndarray
+sym = symbol
+
+__all__ = ['amp', 'autograd', 'ndarray', 'nd', 'symbol', 'sym']

@@ -12,7 +12,7 @@ A **HybridBlock** writes ``hybrid_forward(F, x, ..., **params)`` once for two wo
 on NDArrays (``F`` is ``mx.nd``) it runs operator by operator, on the tape when recording;
 called on Symbols (``F`` is ``mx.sym``) it *builds a graph*.  ``hybridize()`` switches a
 block to the second world for good: the first call traces ``hybrid_forward`` into a Symbol
-and every call from then on runs that Symbol through an Executor (cached_graph.py) --
+and every call from then on runs that Symbol through an Executor (executor/cached_graph.py) --
 shape inference, the memory plan, the operators' forward and backward of chapters 2-8.
 ``export`` writes that Symbol and the parameters as a Module checkpoint.
 
@@ -35,7 +35,7 @@ from ..base import FLAG_TO_DTYPE, MXNetError
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from ..symbol import naming
-from .cached_graph import CachedGraph
+from ..executor.cached_graph import CachedGraph
 from .summary import print_summary
 from .utils import HookHandle
 from .parameter import DeferredInitializationError, GluonAssertionError, GluonValueError, Parameter, ParameterDict

@@ -87,3 +87,4 @@ def histogram(a, bins=10, range=None):
             return array(counts, ctx=a.context), array(edges, ctx=a.context)  # noqa: F405
         return _histogram(a, bin_cnt=bins, range=range)                   # noqa: F821
     raise ValueError('histogram: bins must be an int or an NDArray, got %r' % (bins,))
+

@@ -488,8 +488,15 @@ class NDArray:
             rows = NDArray(self.xp.asarray(np.asarray(key), dtype=self._data.dtype), self._ctx)
             return _call_operator('take', self, rows, axis=0)
         if not _is_basic(key):
-            raise MXNetError('NDArray[%r] inside autograd.record(): only ints, slices, ..., None or an NDArray '
-                             'of rows can be recorded' % (key,))
+            # any other mix (lists and arrays on several axes, with ints and slices): the flat
+            # positions the key selects, found by indexing an array of positions the same way,
+            # then one recorded take of those from the flattened array (its backward
+            # scatter-adds, so a position selected twice gets both gradients)
+            positions = self.xp.arange(self.size, dtype=np.int64).reshape(self.shape)[_index(key)]
+            if positions.ndim == 0:
+                positions = positions.reshape(() if is_np_shape() else (1,))
+            flat = _call_operator('Reshape', self, shape=(-1,))
+            return _call_operator('take', flat, NDArray(positions, self._ctx), axis=0)
         # the result's shape, from indexing a stand-in of this shape that holds no memory
         shape = np.broadcast_to(np.zeros((), bool), self.shape)[key].shape or ((1,) if not is_np_shape() else ())
         begin, end, step = [], [], []

@@ -159,7 +159,8 @@ def backward(heads, head_grads, retain_graph, train_mode, variables=None):
     if not retain_graph:
         for node in nodes:
             node.ins = node.aux = node.outs = None
-            release = getattr(node.op, 'release', None)     # a hybridized call's executor (cached_graph.py)
+            # a hybridized call's executor goes back to its pool (executor/cached_graph.py)
+            release = getattr(node.op, 'release', None)
             if release is not None:
                 release()
     if variables is not None:

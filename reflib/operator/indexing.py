@@ -1,5 +1,7 @@
 """Reading and writing elements at given positions: ``take``, ``batch_take``, ``pick``,
-``one_hot``, ``gather_nd`` and ``scatter_nd``.  (Contiguous ranges are in slicing.py.)
+``one_hot``, ``gather_nd`` and ``scatter_nd``, and contrib's ``index_copy`` (rows replaced)
+and ``boolean_mask`` (rows kept where a mask is non-zero).  (Contiguous ranges are in
+slicing.py.)
 
 Index arrays are usually float32 in MXNet 1.x graphs.  A fractional index is cut toward
 zero (2.7 reads position 2, -0.5 reads position 0).  What happens to an index out of range
@@ -332,6 +334,92 @@ class ScatterND(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, (data, idx) = env.xp, inputs
         return [fresh_copy(xp, out_grads[0][_nd_positions(self.name, xp, idx, p.shape)]), None]
+
+
+@register
+class IndexCopy(Operator):
+    """``old_tensor`` with its rows ``index_vector[i]`` replaced by ``new_tensor[i]``.
+
+    The gradient of ``old_tensor`` is the head gradient with the replaced rows zeroed; row
+    ``i`` of ``new_tensor`` gets the head gradient's row ``index_vector[i]``.  MXNet 1.9.1
+    skips an index outside ``old_tensor``'s rows without a word; reflib refuses it, naming
+    the index, since a row the caller meant to write would silently stay old."""
+    name = '_contrib_index_copy'
+
+    def inputs(self, p):
+        return ['old_tensor', 'index_vector', 'new_tensor']
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        old, idx, new = in_shapes
+        out = merge_shape(out_shapes[0], old, 'index_copy output')
+        if out is not None and idx is not None:
+            if len(idx) != 1:
+                raise ShapeError("%s: index_vector must be 1-d, got shape %s" % (self.name, shape_str(idx)))
+            new = merge_shape(new, (idx[0],) + tuple(out[1:]), "index_copy input 'new_tensor' (one row per "
+                              "index, rows shaped as old_tensor's %s)" % shape_str(out))
+        return [out, idx, new], [out], aux_shapes
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        data = in_types[0] if in_types[0] is not None else in_types[2]
+        return [data, _index_type(in_types, 1), data], [data], aux_types
+
+    def _rows(self, xp, idx, n):
+        rows = _cut(xp, idx).reshape(-1)
+        bad = (rows < 0) | (rows >= n)
+        if any_true(bad):
+            raise IndexRangeError('%s: index_vector holds %d, outside the %d rows of old_tensor'
+                                  % (self.name, int(to_host(rows[bad])[0]), n))
+        return rows
+
+    def forward(self, p, env, inputs, aux):
+        old, idx, new = inputs
+        out = fresh_copy(env.xp, old)
+        out[self._rows(env.xp, idx, old.shape[0])] = new
+        return [out]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, (old, idx, new), g = env.xp, inputs, out_grads[0]
+        rows = self._rows(xp, idx, old.shape[0])
+        d_old = fresh_copy(xp, g)
+        d_old[rows] = 0
+        return [d_old, None, fresh_copy(xp, g[rows])]
+
+
+@register
+class BooleanMask(Operator):
+    """The rows of ``data`` (along axis 0) where ``index`` is non-zero: a result whose length
+    only the values decide, so shape inference cannot give it (an executor cannot be bound
+    over it; mx.nd runs it).  The kept rows' head gradient goes back to them; the others get 0."""
+    name = '_contrib_boolean_mask'
+    params = {'axis': Param('int', 0, doc='the axis masked (MXNet 1.9.1 supports 0 only)')}
+
+    def inputs(self, p):
+        return ['data', 'index']
+
+    def _check(self, p, data, index):
+        if p.axis != 0:
+            raise ParamError('%s: only axis=0 is supported (as in MXNet 1.9.1), got axis=%d' % (self.name, p.axis))
+        if data is not None and index is not None and (len(index) != 1 or index[0] != data[0]):
+            raise ShapeError("%s: index must be 1-d with one entry per row of data %s, got shape %s"
+                             % (self.name, shape_str(data), shape_str(index)))
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        self._check(p, *in_shapes)
+        return list(in_shapes), list(out_shapes), aux_shapes
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return [in_types[0], _index_type(in_types, 1)], [in_types[0]], aux_types
+
+    def forward(self, p, env, inputs, aux):
+        data, index = inputs
+        self._check(p, data.shape, index.shape)
+        return [fresh_copy(env.xp, data[index != 0])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, (data, index) = env.xp, inputs
+        grad = xp.zeros_like(data)
+        grad[index != 0] = out_grads[0]
+        return [grad, None]
 
 
 # ================================================================ flat index <-> coordinates

@@ -276,6 +276,29 @@ class BatchNormV1(BatchNorm):
             moving += stat * (np.float32(1) - momentum)
 
 
+@register
+class SyncBatchNorm(BatchNorm):
+    """contrib's SyncBatchNorm: BatchNorm over channel axis 1 whose batch statistics would
+    be those of the whole batch across ``ndev`` devices, meeting under ``key``.
+
+    With one device (``ndev=1``, the default) it computes BatchNorm's numbers, as in MXNet.  reflib
+    runs a model's devices one after another, so while one device's forward runs the other
+    devices' halves of the batch have not been seen: ``ndev > 1`` is refused at bind time
+    rather than computed with the wrong statistics."""
+    name = '_contrib_SyncBatchNorm'
+    params = dict({key: BatchNorm.params[key]
+                   for key in ('eps', 'momentum', 'fix_gamma', 'use_global_stats', 'output_mean_var')},
+                  ndev=Param('int', 1, doc='how many devices share the statistics', low=1),
+                  key=Param('str', doc='the name the devices meet under'))
+
+    def _axis(self, p, ndim):
+        if p.ndev != 1:
+            raise ParamError('%s: ndev=%d: reflib runs the devices of a model one after another, so '
+                             'statistics across devices are not available; use ndev=1 (BatchNorm per '
+                             'device)' % (self.name, p.ndev))
+        return 1
+
+
 # =====================================================================
 # LayerNorm, InstanceNorm, GroupNorm: statistics per sample
 # =====================================================================
@@ -379,10 +402,14 @@ class _PerSampleNorm(Operator):
         g = out_grads[0].reshape(x.shape)
         gamma_axis = self._layout(p, data.shape)[2]
         others = tuple(i for i in range(x.ndim) if i != gamma_axis)
-        d_gamma = (g * xhat).sum(axis=others).reshape(gamma_in.shape)
-        d_beta = g.sum(axis=others).reshape(gamma_in.shape)
+        # summed over every sample: a float32 sum down a long axis drifts by ~1e-4 (numpy adds
+        # strided values one by one), so the sum runs in float64, as MXNet's safe accumulation
+        wide = np.float64 if g.dtype in (np.float16, np.float32) else None
+        d_gamma = (g * xhat).sum(axis=others, dtype=wide).astype(g.dtype, copy=False).reshape(gamma_in.shape)
+        d_beta = g.sum(axis=others, dtype=wide).astype(g.dtype, copy=False).reshape(gamma_in.shape)
         d_data = _standardize_grad(g * gamma, xhat, std, axes).reshape(data.shape)
         return [d_data, d_gamma, d_beta]
+
 
 
 @register

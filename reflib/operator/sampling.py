@@ -34,7 +34,7 @@ import numpy as np
 
 from .registry import Operator, Param, register
 from ..shapes import merge_shape, prod
-from .common import shape_str, scatter_add
+from .common import shape_str, scatter_add, to_host
 from ..base import ComputeError, ShapeError, TypeInferError
 
 _FLOATS = ('None', 'float16', 'float32', 'float64')
@@ -376,6 +376,59 @@ class SampleMultinomial(Operator):
         row_ids = xp.broadcast_to(xp.arange(rows.shape[0])[:, None], index.shape)
         scatter_add(xp, flat, (row_ids.ravel(), index.ravel()), (head / picked).ravel())
         return [grad]
+
+
+@register
+class SampleUniqueZipfian(Operator):
+    """Per row of ``shape`` = (batch, k): k *distinct* classes in [0, range_max) drawn from the
+    log-uniform (Zipfian) distribution ``P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)``,
+    and how many draws each row took to find them: the candidates of sampled softmax
+    (``mx.nd.contrib.rand_zipfian`` is the version with repeats).  Draws repeat until a row
+    has k distinct classes, so the count is decided draw by draw on the host."""
+    eliminable = False
+    blocks_gradient = True
+    name = '_sample_unique_zipfian'
+    params = {'range_max': Param('int', doc='classes are 0 .. range_max - 1', low=1),
+              'shape': Param('shape', doc='(batch, how many distinct classes per row)')}
+
+    def inputs(self, p):
+        return []
+
+    def outputs(self, p):
+        return ['samples', 'num_tries']
+
+    def _check(self, p):
+        if len(p.shape) != 2 or p.shape[1] > p.range_max:
+            raise ShapeError('%s: shape must be (batch, k) with k <= range_max=%d distinct classes, got %s'
+                             % (self.name, p.range_max, shape_str(p.shape)))
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        self._check(p)
+        return [], [merge_shape(out_shapes[0], tuple(p.shape), self.name),
+                    merge_shape(out_shapes[1], (p.shape[0],), self.name)], aux_shapes
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        return [], [np.dtype(np.int64)] * 2, aux_types
+
+    def forward(self, p, env, inputs, aux):
+        self._check(p)
+        batch, k = p.shape
+        log_range = np.log(p.range_max + 1.0)
+        samples = np.empty((batch, k), dtype=np.int64)
+        tries = np.empty(batch, dtype=np.int64)
+        for row in range(batch):
+            drawn, chunk = np.empty(0, dtype=np.int64), 2 * k
+            while True:
+                u = to_host(env.rng.random(chunk))
+                drawn = np.concatenate([drawn, (np.exp(u * log_range) - 1).astype(np.int64) % p.range_max])
+                first, where = np.unique(drawn, return_index=True)
+                if len(first) >= k:
+                    break
+                chunk *= 2
+            # the classes in the order first met; the draw that met the k-th decides the count
+            order = np.sort(where)[:k]
+            samples[row], tries[row] = drawn[order], order[-1] + 1
+        return [env.xp.asarray(samples), env.xp.asarray(tries)]
 
 
 @register

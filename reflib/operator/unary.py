@@ -1,7 +1,8 @@
 """Unary math: ``exp``, ``log``, ``log2``, ``log10``, ``log1p``, ``expm1``, ``sqrt``,
 ``rsqrt``, ``cbrt``, ``rcbrt``, ``square``, ``abs``, ``negative``, ``reciprocal``,
 ``sign``, ``relu``, ``sigmoid``, ``hard_sigmoid``, ``softsign``, ``tanh``, ``clip``,
-``smooth_l1``, and ``Cast`` (a change of dtype).
+``smooth_l1``, ``Cast`` (a change of dtype), and contrib's ``quadratic`` and
+``div_sqrt_dim`` (attention's scaling by the square root of the last axis).
 
 Each is one class with its forward ``fn`` and its derivative ``deriv`` side by
 side; the backward is ``out_grad * deriv(x, y)``.  Python scalars meet arrays
@@ -268,6 +269,41 @@ class HardSigmoid(UnaryMath):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         line = self._line(p, inputs[0])
         return [out_grads[0] * ((line > 0) & (line < 1)) * line.dtype.type(p.alpha)]
+
+
+@register
+class Quadratic(UnaryMath):
+    """a * x**2 + b * x + c, gradient 2 * a * x + b: the example operator of MXNet's guide to
+    writing one (``mx.nd.contrib.quadratic``)."""
+    name = '_contrib_quadratic'
+    params = {'a': Param('float', 0.0, doc='the coefficient of x**2'),
+              'b': Param('float', 0.0, doc='the coefficient of x'),
+              'c': Param('float', 0.0, doc='the constant')}
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        a, b, c = (x.dtype.type(v) for v in (p.a, p.b, p.c))
+        return [x * (a * x + b) + c]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        return [out_grads[0] * (x.dtype.type(2 * p.a) * x + x.dtype.type(p.b))]
+
+
+@register
+class DivSqrtDim(UnaryMath):
+    """x / sqrt(d), d the length of the last axis: the scaling of dot-product attention's
+    scores (``mx.nd.contrib.div_sqrt_dim``)."""
+    name = '_contrib_div_sqrt_dim'
+
+    def _root(self, x):
+        return x.dtype.type(math.sqrt(x.shape[-1])) if x.ndim else x.dtype.type(1)
+
+    def forward(self, p, env, inputs, aux):
+        return [inputs[0] / self._root(inputs[0])]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return [out_grads[0] / self._root(inputs[0])]
 
 
 @register

@@ -17,6 +17,7 @@ shapes, JSON, binding — is computed by walking the graph from the outputs.
 
 import ast
 import json
+import warnings
 
 import numpy as np
 
@@ -469,6 +470,10 @@ class Symbol:
     __hash__ = None
 
     # conveniences MXNet offers as methods
+    def astype(self, dtype):
+        """The symbol cast to ``dtype`` (a ``Cast`` node, named ``cast<n>`` as in MXNet)."""
+        return invoke('cast', self, dtype=dtype)
+
     def reshape(self, *args, **kwargs):
         shape = args[0] if len(args) == 1 else (args or kwargs.pop('shape'))
         shape = (shape,) if isinstance(shape, int) else tuple(shape)      # x.reshape(-1), as MXNet allows
@@ -630,6 +635,12 @@ def invoke(op_name, *args, **kwargs):
     if len(args) > len(input_names):
         raise BindError('%s %r takes %d inputs (%s), got %d positional symbols'
                         % (op.name, node_name, len(input_names), ', '.join(input_names), len(args)))
+    if not input_names and sym_kwargs:
+        # MXNet 1.9.1 composes nothing into an operator without inputs and drops the symbols
+        # given (its tests pass data= to random.randn); reflib drops them too, saying so
+        warnings.warn('%s %r takes no inputs: the symbols given as %s are ignored, as in MXNet'
+                      % (op.name, node_name, ', '.join(sorted(sym_kwargs))), stacklevel=3)
+        sym_kwargs = {}
     for key in sym_kwargs:
         if key not in input_names:
             raise BindError('%s %r has no input %r; its inputs are %s'

@@ -24,12 +24,12 @@ its call's backward is done (or the call's outputs are dropped).
 import threading
 
 from .. import ndarray as nd
-from .. import symbol as symbols
+from ..symbol.symbol import Group, invoke
 from ..context import current_context
 from ..ndarray import NDArray
 from ..ndarray import tape
 
-__all__ = ['CachedGraph']
+__all__ = ['CachedGraph', 'CachedOp']
 
 
 class _Runner:
@@ -78,10 +78,10 @@ def _distinct_outputs(sym):
         out = sym[k]
         key = (id(out._outputs[0][0]), out._outputs[0][1])
         if key in seen:
-            out, changed = symbols.identity(out), True
+            out, changed = invoke('identity', out), True
         seen.add(key)
         outputs.append(out)
-    return symbols.Group(outputs) if changed else sym
+    return Group(outputs) if changed else sym
 
 
 class CachedGraph:
@@ -138,7 +138,7 @@ class CachedGraph:
     def __call__(self, data):
         ctx = current_context()
         args = [data[i] if is_data else i.data(ctx) for is_data, i in self._args]
-        aux = [p.data(ctx) for _, p in self._aux]
+        aux = [data[i] if is_data else i.data(ctx) for is_data, i in self._aux]
         recording = tape.is_recording()
         wants = tuple(recording and tape.wants_grad(a) for a in args)
         signature = (ctx, tuple(a.shape for a in data), tuple(a.dtype for a in data), wants)
@@ -169,7 +169,9 @@ class CachedGraph:
     def _runner(self, signature, args, aux, ctx):
         """A free executor for ``signature``, marked busy: two threads (a DataLoader's workers
         running a hybridized transform) never share one."""
-        params = tuple(id(a) for (is_data, _), a in zip(self._args + self._aux, args + aux) if not is_data)
+        # auxiliary states are bound by reference, whoever passes them (mx.nd.CachedOp's caller)
+        params = (tuple(id(a) for (is_data, _), a in zip(self._args, args) if not is_data)
+                  + tuple(id(a) for a in aux))
         with self._lock:
             bound, runners = self._pools.get(signature, (None, []))
             if bound != params:            # a parameter was re-created (cast, reset_ctx): bind afresh
@@ -194,3 +196,31 @@ class CachedGraph:
             reqs.append('write' if want else 'null')
         return self.symbol.bind(ctx, arrays, args_grad=grads if any(wants) else None,
                                 grad_req=dict(zip(self._arg_names, reqs)), aux_states=list(aux))
+
+
+class CachedOp:
+    """``mx.nd.CachedOp(sym)``: a Symbol called like a function on NDArrays, one per entry
+    of ``sym.list_inputs()`` (arguments and auxiliary states, in that order), bound once per
+    signature as a hybridized block's graph is.  Returns the output, or a list of them;
+    ``out=`` takes the results.  Inside ``autograd.record()`` it is one node on the tape."""
+
+    def __init__(self, sym, flags=()):
+        self._names = sym.list_inputs()
+        self._graph = CachedGraph(sym, [(True, k) for k in range(len(self._names))], dict(flags))
+
+    def __call__(self, *args, **kwargs):
+        out = kwargs.pop('out', None)
+        if kwargs:
+            raise TypeError('CachedOp takes only out= by keyword, got %s' % sorted(kwargs))
+        if len(args) != len(self._names) or not all(isinstance(a, NDArray) for a in args):
+            raise TypeError('CachedOp: give one NDArray per input %s, in that order; got %d arguments'
+                            % (self._names, len(args)))
+        results = self._graph(list(args))
+        if out is None:
+            return results[0] if len(results) == 1 else results
+        targets = out if isinstance(out, (list, tuple)) else [out]
+        if len(targets) != len(results):
+            raise TypeError('CachedOp: out= has %d arrays for %d outputs' % (len(targets), len(results)))
+        for target, result in zip(targets, results):
+            target[:] = result
+        return out
