@@ -22,12 +22,16 @@ one engine variable.  With nothing failed, the checks cost one truth test of a d
 """
 
 import threading
+import traceback
 import weakref
 
 __all__ = ['fail', 'failure_of', 'rethrow', 'rethrow_all', 'pending', 'set_bulk_size', 'bulk']
 
 # id(root buffer) -> (weak reference to it, the error); an entry goes when its buffer does
 _failed = {}
+# every failure not yet raised, whether or not its arrays are still alive: MXNet's waitall
+# raises the failure of a result nobody kept, too
+_unraised = []
 
 
 def _root(buf):
@@ -38,6 +42,15 @@ def _root(buf):
 
 def fail(buffers, error):
     """Mark ``buffers`` (numpy/cupy arrays an operator was to write) as failed with ``error``."""
+    if error.__traceback__ is not None:
+        # the traceback's frames hold the failed buffers, which would then never be freed and
+        # their failure never forgotten (MXNet forgets a failure with its arrays): the error
+        # keeps where it happened as text instead
+        where = ''.join(traceback.format_tb(error.__traceback__)[-2:]).rstrip()
+        error.add_note('(computed at:\n%s)' % where)
+        error.__traceback__ = None
+    if not any(e is error for e in _unraised):
+        _unraised.append(error)
     for buf in buffers:
         root = _root(buf)
         key = id(root)
@@ -70,21 +83,23 @@ def rethrow(buf):
         error = entry[1]
         for key in [k for k, (_, e) in _failed.items() if e is error]:
             del _failed[key]
+        _unraised[:] = [e for e in _unraised if e is not error]
         raise error
 
 
 def rethrow_all():
     """``mx.nd.waitall()``: raise the first pending failure and forget them all."""
-    if not _failed:
+    if not _unraised:
         return
-    errors = [error for _, error in _failed.values()]
+    first = _unraised[0]
     _failed.clear()
-    raise errors[0]
+    del _unraised[:]
+    raise first
 
 
 def pending():
-    """How many failed results nobody has waited on yet."""
-    return len(_failed)
+    """How many failures nobody has waited on yet."""
+    return len(_unraised)
 
 
 # ---------------------------------------------------------------------- bulk execution

@@ -94,3 +94,20 @@ def test_bulk_size_is_kept_and_restored_and_changes_no_result():
             x += 1
     assert mx.engine.set_bulk_size(0) == 10
     assert (x.asnumpy() == 6).all()
+
+
+def test_a_failure_nobody_kept_is_raised_by_waitall_and_its_memory_is_freed():
+    """MXNet 1.9.1 raises it at waitall though the result was dropped; the failed arrays
+    themselves are not kept alive for it (the error keeps where it happened as text)."""
+    import gc
+    import weakref
+
+    def drop():
+        failed = mx.nd.take(mx.nd.ones((2, 3)), mx.nd.array([5]), mode='raise')
+        return weakref.ref(failed._data)
+    buffer = drop()
+    gc.collect()
+    assert buffer() is None
+    with pytest.raises(ComputeError, match='computed at'):
+        mx.nd.waitall()
+    mx.nd.waitall()
