@@ -588,3 +588,17 @@ def test_astype_adds_a_cast_node():
     s = mx.sym.var('x').astype('int64')
     assert json.loads(s.tojson())['nodes'][1]['op'] == 'Cast'
     assert s.infer_type(x='float32')[1] == [np.int64]
+
+
+def test_an_operator_without_parameters_ignores_keywords_as_mxnet_does():
+    """MXNet 1.9.1 keeps them as the node's attributes and computes as without them (its
+    test_loss passes axis= to broadcast_maximum); an operator with parameters still refuses."""
+    with pytest.warns(UserWarning, match="takes no parameters: axis kept as attributes only"):
+        s = mx.sym.broadcast_maximum(mx.sym.var('a'), mx.sym.var('b'), axis=1)
+    assert json.loads(s.tojson())['nodes'][2]['attrs'] == {'axis': '1'}
+    exe = s.bind(mx.cpu(), {'a': mx.nd.array([1, -1]), 'b': mx.nd.zeros(2)})
+    assert exe.forward()[0].asnumpy().tolist() == [1, 0]
+    with pytest.warns(UserWarning, match="axis=1 is ignored"):
+        assert mx.nd.broadcast_maximum(mx.nd.array([1, -1]), mx.nd.zeros(2), axis=1).asnumpy().tolist() == [1, 0]
+    with pytest.raises(ParamError, match="unknown parameter 'foo'"):
+        mx.nd.sum(mx.nd.ones(2), foo=1)

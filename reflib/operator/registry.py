@@ -20,6 +20,8 @@ or ``None`` (unknown); a 0 inside a tuple is an unknown dimension, as in MXNet.
 
 import ast
 import re
+import warnings
+
 import numpy as np
 
 from ..base import ParamError, ShapeError
@@ -276,6 +278,12 @@ class Operator:
         values = {}
         for key, value in raw.items():
             spec = self.params.get(key)
+            if spec is None and not self.params:
+                # MXNet 1.9.1 ignores any keyword given to an operator without parameters
+                # (broadcast_maximum(a, b, axis=1)); reflib ignores it too, saying so
+                warnings.warn('%s takes no parameters: %s=%s is ignored, as in MXNet' % (self.name, key, value),
+                              stacklevel=4)
+                continue
             if spec is None:
                 raise ParamError(
                     "%s: unknown parameter %r; known parameters: %s"

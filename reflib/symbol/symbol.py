@@ -42,7 +42,14 @@ def _parse(op, node_name, attrs):
 
 
 def _check_param_names(op, node_name, attrs):
-    """Plain (non ``__hidden__``) keys must be parameters of the operator, as MXNet checks."""
+    """Plain (non ``__hidden__``) keys must be parameters of the operator, as MXNet checks --
+    except for an operator without parameters, which MXNet lets keep them as attributes."""
+    if not op.params:
+        ignored = sorted(k for k in attrs if not (k.startswith('__') and k.endswith('__')))
+        if ignored:
+            warnings.warn('%s %r takes no parameters: %s kept as attributes only, as in MXNet'
+                          % (op.name, node_name, ', '.join(ignored)), stacklevel=4)
+        return
     for key in attrs:
         if key not in op.params and not (key.startswith('__') and key.endswith('__')):
             raise ParamError('%s %r: unknown parameter %r; known parameters: %s'
