@@ -41,6 +41,7 @@ from . import visualization as viz
 from . import rnn
 from . import lr_scheduler
 from . import runtime
+from . import profiler
 from . import optimizer
 from . import optimizer as opt
 from . import gluon

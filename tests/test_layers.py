@@ -15,7 +15,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 LAYERS = [
     ('reflib.base', 'reflib.context', 'reflib.shapes', 'reflib.generators', 'reflib.util', 'reflib.threads',
-     'reflib.registry', 'reflib.engine'),
+     'reflib.registry', 'reflib.engine', 'reflib.profiler'),
     ('reflib.operator', 'reflib.fluent'),
     ('reflib.symbol',),
     ('reflib.ndarray', 'reflib.random'),

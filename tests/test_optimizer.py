@@ -408,8 +408,14 @@ def test_base_scheduler_is_abstract():
 
 
 # ------------------------------------------------------------------ registry and errors
+# registered once mx.contrib.svrg_optimization is imported (as in MXNet, whose import mxnet
+# does not import it; the docstring tests import every module)
+SVRG_OPTIMIZERS = {'_svrgoptimizer', '_assignmentoptimizer'}
+
+
 def test_registry_holds_every_optimizer_mxnet_registers():
-    assert sorted(mx.optimizer.Optimizer.opt_registry) == json.loads(str(GOLDEN['index/registry']))
+    registered = set(mx.optimizer.Optimizer.opt_registry) - SVRG_OPTIMIZERS
+    assert sorted(registered) == json.loads(str(GOLDEN['index/registry']))
 
 
 def test_create_is_case_insensitive_and_aliases_exist():

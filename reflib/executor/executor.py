@@ -18,6 +18,7 @@ hands out fresh NDArray handles over that same memory, as MXNet does.
 import numpy as np
 
 from .. import engine
+from .. import profiler as _profiler
 from ..base import BindError, ComputeError, ShapeError, MXNetError, TypeInferError
 from ..context import Context
 from ..ndarray import NDArray, zeros
@@ -379,6 +380,7 @@ class Executor:
     # ------------------------------------------------------------- running
     def forward(self, is_train=False, **kwargs):
         """Run the graph.  Keyword arrays are copied *into* the bound arguments first."""
+        called = _profiler.now_us() if _profiler.ACTIVE else None
         arg_dict = self.arg_dict if kwargs else None
         for name, value in kwargs.items():
             if name not in arg_dict:
@@ -406,6 +408,8 @@ class Executor:
             self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
             engine.fail([out._data for out in self.outputs], failed)
             self._values = None
+            if called is not None:
+                _profiler.api_done('MXExecutorForward', called)
             return self.outputs
         for out, slot in zip(self.outputs, self._plan.head_slots):
             if out._data is not values[slot]:
@@ -415,12 +419,17 @@ class Executor:
         self.outputs = [NDArray(out._data, out.context) for out in self.outputs]
         self._values = values if self._needs_backward else None
         self._backward_done = False
+        if called is not None:
+            _profiler.api_done('MXExecutorForward', called)
         return self.outputs
 
     def _run_steps(self, values, is_train):
         """forward's loop: every step in plan order, each output into ``values``."""
         monitor = self._monitor
+        profiling = _profiler.records('symbolic')
         for step, arrays in zip(self._plan.steps, self._step_arrays):
+            if profiling:
+                began = _profiler.now_us()
             ins = [values[s] for s in step.in_slots]
             for k, s in arrays.densify:
                 ins[k] = self._dense_args[s]
@@ -444,6 +453,8 @@ class Executor:
                         values[s] = out
                     elif out is not target:
                         _write(target, out, step, s)
+            if profiling:
+                _profiler.operator(step.op.name, began, step.ctx)
             if monitor is not None:       # monitor_all: the hidden outputs too (LRN's tmp_norm)
                 for i in range(len(step.out_slots) if self._monitor_all else step.nvis):
                     self._report(step.node.output_name(i), NDArray(values[step.out_slots[i]], step.ctx))
@@ -481,6 +492,7 @@ class Executor:
         """
         if not self._needs_backward:
             return  # no argument wants a gradient: nothing to compute
+        called = _profiler.now_us() if _profiler.ACTIVE else None
         failed = self._failed
         if failed is None and engine.pending():     # a head gradient from a failed operator
             heads = out_grads.values() if isinstance(out_grads, dict) else (
@@ -488,11 +500,14 @@ class Executor:
             failed = engine.failure_of([g._data for g in heads if isinstance(g, NDArray)])
         if failed is None:
             try:
-                return self._backward(out_grads)
+                self._backward(out_grads)
             except ComputeError as err:
                 failed = err
-        # the forward (or a head gradient, or a backward step) failed: so do the gradients
-        engine.fail([g._data for g, req in zip(self._grads, self._grad_req) if req != 'null'], failed)
+        if failed is not None:
+            # the forward (or a head gradient, or a backward step) failed: so do the gradients
+            engine.fail([g._data for g, req in zip(self._grads, self._grad_req) if req != 'null'], failed)
+        if called is not None:
+            _profiler.api_done('MXExecutorBackwardEx', called)
 
     def _backward(self, out_grads):
         """backward's work, once nothing upstream has failed."""
@@ -574,6 +589,7 @@ class Executor:
             accumulate(slot, g, (-1, k))
         values = self._values
         last = len(plan.steps) - 1
+        profiling = _profiler.records('symbolic')
         for back, (step, arrays) in enumerate(zip(reversed(plan.steps), reversed(self._step_arrays))):
             if not step.needs_grad:
                 continue
@@ -605,11 +621,15 @@ class Executor:
             if arrays.grad_bufs is not None:
                 env.grad_out = [None if buf is None or s in grads else buf
                                 for buf, s in zip(arrays.grad_bufs, step.in_slots)]
+            if profiling:
+                began = _profiler.now_us()
             if step.on_gpu:
                 with step.ctx.device_scope():
                     in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)
             else:
                 in_grads = step.op.backward(step.params, env, ogs, ins, outs, aux)
+            if profiling:
+                _profiler.operator(step.op.name, began, step.ctx, backward=True)
             if self._monitor is not None:
                 self._monitor_grads(step, ins, in_grads)
             for k, slot, move_to in step.grad_to:       # the inputs a gradient flows to

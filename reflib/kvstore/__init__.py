@@ -13,6 +13,7 @@ server holds which key, push, pull); ``mpi.py`` how their messages travel
 (MPI ranks, roles, waiting without spinning, aborting a failed job).
 """
 
+from .. import profiler as _profiler
 from ..base import string_types
 from .base import KVStoreBase, KVStoreError
 from .kvstore import KVStore, LOCAL_TYPES, _UNAVAILABLE, _KVTypeError
@@ -37,6 +38,8 @@ def create(name='local'):
         raise _KVTypeError('kvstore.create: the name must be a str such as "local", got %s %r'
                            % (type(name).__name__, name))
     key = name.lower()
+    if _profiler.ACTIVE and _profiler.records('api'):
+        _profiler.span('MXNET_C_API', 'MXKVStoreCreate', _profiler.now_us())
     if key in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[key]()
     if key in LOCAL_TYPES:

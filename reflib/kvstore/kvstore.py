@@ -95,6 +95,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import profiler as _profiler
 from ..base import MXNetError, integer_types, string_types
 from .. import optimizer as opt
 from ..context import cpu_pinned
@@ -194,22 +195,23 @@ class KVStore(KVStoreBase):
         ``key`` is an int or str with one NDArray, or a list of keys with a list
         of NDArrays (one per key).
         """
-        pairs = self._pairs('init', key, value)
-        seen = set()
-        for k, vals in pairs:
-            if len(vals) != 1:
-                raise KVStoreError('init: key %r got %d values; init takes exactly one NDArray per key '
-                                   '(the store keeps one copy, pull broadcasts it to every device)'
-                                   % (k, len(vals)))
-            if k in self._store or k in seen:
-                raise KVStoreError('init: key %r is already initialised; a key can be initialised only once '
-                                   '(push a new value, or use another key)' % (k,))
-            _check_storage('init', k, 'value 0 of 1', vals[0])
-            seen.add(k)
-        for k, vals in pairs:
-            self._store[k] = vals[0].copyto(self._home)     # a row_sparse value stays row_sparse
-            if isinstance(k, str):
-                self._str_order[k] = len(self._str_order)
+        with _profiler.api_call('MXKVStoreInit') if _profiler.ACTIVE else _profiler.QUIET:
+            pairs = self._pairs('init', key, value)
+            seen = set()
+            for k, vals in pairs:
+                if len(vals) != 1:
+                    raise KVStoreError('init: key %r got %d values; init takes exactly one NDArray per key '
+                                       '(the store keeps one copy, pull broadcasts it to every device)'
+                                       % (k, len(vals)))
+                if k in self._store or k in seen:
+                    raise KVStoreError('init: key %r is already initialised; a key can be initialised only once '
+                                       '(push a new value, or use another key)' % (k,))
+                _check_storage('init', k, 'value 0 of 1', vals[0])
+                seen.add(k)
+            for k, vals in pairs:
+                self._store[k] = vals[0].copyto(self._home)     # a row_sparse value stays row_sparse
+                if isinstance(k, str):
+                    self._str_order[k] = len(self._str_order)
 
     # ------------------------------------------------------------ push
     def push(self, key, value, priority=0):
@@ -219,18 +221,19 @@ class KVStore(KVStoreBase):
         list of keys, a list with one such entry per key.  A key given several
         times in one push gets all its values summed together.
         """
-        grouped = OrderedDict()
-        for k, vals in self._pairs('push', key, value):
-            grouped.setdefault(k, []).extend(vals)
-        # check everything before changing anything
-        for k, vals in grouped.items():
-            stored = self._lookup('push', k)
-            for i, v in enumerate(vals):
-                self._check_pushed(k, 'value %d of %d' % (i, len(vals)), v, stored)
-        # MXNet processes the keys of one push sorted: ints by value, strs by init order
-        for k in sorted(grouped, key=self._order):
-            if grouped[k]:
-                self._push_one(k, grouped[k])
+        with _profiler.api_call('MXKVStorePush') if _profiler.ACTIVE else _profiler.QUIET:
+            grouped = OrderedDict()
+            for k, vals in self._pairs('push', key, value):
+                grouped.setdefault(k, []).extend(vals)
+            # check everything before changing anything
+            for k, vals in grouped.items():
+                stored = self._lookup('push', k)
+                for i, v in enumerate(vals):
+                    self._check_pushed(k, 'value %d of %d' % (i, len(vals)), v, stored)
+            # MXNet processes the keys of one push sorted: ints by value, strs by init order
+            for k in sorted(grouped, key=self._order):
+                if grouped[k]:
+                    self._push_one(k, grouped[k])
 
     def _check_pushed(self, k, which, value, stored):
         """Raise KVStoreError if ``value`` (``which`` says which of the push) cannot go to key ``k``."""
@@ -319,24 +322,25 @@ class KVStore(KVStoreBase):
         weights.  Row_sparse outputs are left as they are unless ``ignore_sparse``
         is False (use ``row_sparse_pull`` to fetch some rows of a row_sparse value).
         """
-        if out is None:
-            raise KVStoreError('pull(%r): out is required, the arrays to copy the stored value into' % (key,))
-        pairs = self._pairs('pull', key, out)
-        for k, outs in pairs:
-            stored = self._lookup('pull', k)
-            for i, o in enumerate(outs):
-                if o.shape != stored.shape:
-                    raise KVStoreError('pull: key %r holds an array of shape %s, but output %d of %d has '
-                                       'shape %s' % (k, stored.shape, i, len(outs), o.shape))
-                _check_storage('pull', k, 'output %d of %d' % (i, len(outs)), o)
-        self._check_sparse_pull(pairs, ignore_sparse)
-        written = []
-        for k, outs in pairs:           # a loop, not a comprehension: the warning names the caller's line
-            written.append((k, self._written_outputs(k, outs, ignore_sparse)))
-        self._fetch(list(OrderedDict.fromkeys(k for k, outs in written if outs)))
-        for k, outs in written:
-            for o in outs:
-                _write_value(self._store[k], o)
+        with _profiler.api_call('MXKVStorePullWithSparse') if _profiler.ACTIVE else _profiler.QUIET:
+            if out is None:
+                raise KVStoreError('pull(%r): out is required, the arrays to copy the stored value into' % (key,))
+            pairs = self._pairs('pull', key, out)
+            for k, outs in pairs:
+                stored = self._lookup('pull', k)
+                for i, o in enumerate(outs):
+                    if o.shape != stored.shape:
+                        raise KVStoreError('pull: key %r holds an array of shape %s, but output %d of %d has '
+                                           'shape %s' % (k, stored.shape, i, len(outs), o.shape))
+                    _check_storage('pull', k, 'output %d of %d' % (i, len(outs)), o)
+            self._check_sparse_pull(pairs, ignore_sparse)
+            written = []
+            for k, outs in pairs:           # a loop, not a comprehension: the warning names the caller's line
+                written.append((k, self._written_outputs(k, outs, ignore_sparse)))
+            self._fetch(list(OrderedDict.fromkeys(k for k, outs in written if outs)))
+            for k, outs in written:
+                for o in outs:
+                    _write_value(self._store[k], o)
 
     def _check_sparse_pull(self, pairs, ignore_sparse):
         """Raise KVStoreError if this store cannot pull into the row_sparse outputs of ``pairs``."""
@@ -376,19 +380,20 @@ class KVStore(KVStoreBase):
         duplicates dropped), zeros where the value stores none.  For a list of
         keys, ``out`` and ``row_ids`` have one such entry per key.
         """
-        if out is None:
-            raise KVStoreError('row_sparse_pull(%r): out is required, the row_sparse arrays to copy the rows into'
-                               % (key,))
-        if row_ids is None:
-            raise KVStoreError('row_sparse_pull(%r): row_ids is required: an NDArray of the row indices to '
-                               'fetch (or a list of them, one per output)' % (key,))
-        if isinstance(row_ids, NDArray):
-            row_ids = [row_ids]
-        if not isinstance(row_ids, (list, tuple)):
-            raise _KVTypeError('row_sparse_pull(%r): row_ids must be an NDArray or a list of NDArrays, got %s'
-                               % (key, _describe(row_ids)))
-        jobs = self._row_jobs(key, out, row_ids)
-        self._fetch_rows(jobs)
+        with _profiler.api_call('MXKVStorePullRowSparse') if _profiler.ACTIVE else _profiler.QUIET:
+            if out is None:
+                raise KVStoreError('row_sparse_pull(%r): out is required, the row_sparse arrays to copy the rows into'
+                                   % (key,))
+            if row_ids is None:
+                raise KVStoreError('row_sparse_pull(%r): row_ids is required: an NDArray of the row indices to '
+                                   'fetch (or a list of them, one per output)' % (key,))
+            if isinstance(row_ids, NDArray):
+                row_ids = [row_ids]
+            if not isinstance(row_ids, (list, tuple)):
+                raise _KVTypeError('row_sparse_pull(%r): row_ids must be an NDArray or a list of NDArrays, got %s'
+                                   % (key, _describe(row_ids)))
+            jobs = self._row_jobs(key, out, row_ids)
+            self._fetch_rows(jobs)
 
     def _row_jobs(self, key, out, row_ids):
         """``[(key, [outputs], rows), ...]`` after every check: the sorted unique rows each group of

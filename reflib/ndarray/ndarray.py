@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .. import engine
+from .. import profiler as _profiler
 from . import tape
 from ..base import MXNetError, ShapeError, TypeInferError, mx_real_t, numeric_types
 from ..context import Context, current_context
@@ -108,7 +109,8 @@ def _operator_form(method):
 
     @functools.wraps(method)
     def either(self, *args, **kwargs):
-        if kwargs.keys() <= accepted and not tape.is_recording():     # autograd records operators
+        # autograd records operators, and the profiler reports them
+        if kwargs.keys() <= accepted and not tape.is_recording() and not _profiler.ACTIVE:
             return method(self, *args, **kwargs)
         return _call_operator(name, self, *args, **kwargs)
     return either
@@ -260,7 +262,10 @@ class NDArray:
         ``backward`` writes (``grad_req='write'``) or adds (``'add'``) into."""
         stype = stype or self.stype
         if stype == 'default':
+            began = _profiler.now_us() if _profiler.ACTIVE else None
             grad = NDArray(self.xp.zeros(self.shape, dtype=self._data.dtype), self._ctx)
+            if began is not None:       # MXNet makes the buffer with its zeros_like operator
+                _profiler.ran('zeros_like', began, self._ctx, [grad._data])
         else:                 # a sparse buffer, as MXNet's zeros_like of a sparse array
             grad = zeros(self.shape, self._ctx, self._data.dtype, stype=stype)
         tape.mark_variable(self, grad, grad_req)
@@ -525,6 +530,8 @@ class NDArray:
             else:
                 value = value._data
         elif not isinstance(value, numeric_types):
+            if _profiler.ACTIVE and _profiler.records('api'):   # host values copied in, as MXNet's call
+                _profiler.span('MXNET_C_API', 'MXNDArraySyncCopyFromCPU', _profiler.now_us())
             value = self.xp.asarray(value)
         if getattr(value, 'size', 0) == 1 and getattr(value, 'ndim', 0) > 0 and getattr(self._data[key], 'ndim', 1) == 0:
             value = value.reshape(())       # one element from a one-element array, as MXNet allows
@@ -579,7 +586,7 @@ class NDArray:
         raise TypeError('type %s not supported' % type(other))
 
     def _binary(self, other, fn, name, reverse=False):
-        if tape.is_recording():
+        if tape.is_recording() or _profiler.ACTIVE:     # as the operator MXNet runs, so it is seen
             return self._recorded_binary(other, name, reverse)
         rhs = self._operand(other, name)
         lhs, rhs = (rhs, self._data) if reverse else (self._data, rhs)
@@ -857,6 +864,8 @@ def array(source_array, ctx=None, dtype=None):
             raise ShapeError('array: source_array must be a rectangular nest of numbers (or an array), '
                              'got %s: %s' % (type(source_array).__name__, err)) from None
     src = src.astype(dtype)
+    if _profiler.ACTIVE and _profiler.records('api'):     # MXNet copies the host values in by this call
+        _profiler.span('MXNET_C_API', 'MXNDArraySyncCopyFromCPU', _profiler.now_us())
     return NDArray(move(src, ctx).copy(), ctx)
 
 
@@ -922,6 +931,11 @@ def _known_shape(shape, what):
 def _filled(fill, shape, ctx, dtype, out, what):
     """A new array, or ``out`` (MXNet's out=) filled in place and returned."""
     if out is None:
+        if _profiler.ACTIVE:        # MXNet's _zeros / _ones operators
+            began = _profiler.now_us()
+            made = _alloc(fill, _known_shape(shape, what), ctx, dtype)
+            _profiler.ran('_' + what, began, made.context, [made._data])
+            return made
         return _alloc(fill, _known_shape(shape, what), ctx, dtype)
     check_out(out, _as_shape(shape, what), dtype or mx_real_t, what)
     out[:] = fill
@@ -949,6 +963,11 @@ def full(shape, val, ctx=None, dtype=None, out=None):
     if out is not None:       # MXNet fills out= whatever shape was asked for
         out[:] = val
         return out
+    if _profiler.ACTIVE:            # MXNet's _full operator
+        began = _profiler.now_us()
+        made = _alloc(val, shape, ctx, dtype)
+        _profiler.ran('_full', began, made.context, [made._data])
+        return made
     return _alloc(val, shape, ctx, dtype)   # MXNet's full fills any shape, (0, 3) too
 
 
@@ -1009,4 +1028,5 @@ def norm(data, ord=2, axis=None, keepdims=False, out=None, **kwargs):
 def waitall():
     """reflib runs eagerly, so no computation is pending; but as MXNet's, this raises the first
     failure nobody has waited on yet, and forgets the others (reflib/engine.py)."""
-    engine.rethrow_all()
+    with _profiler.api_call('MXNDArrayWaitAll') if _profiler.ACTIVE else _profiler.QUIET:
+        engine.rethrow_all()

@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from .. import engine
+from .. import profiler as _profiler
 from ..base import BindError, ComputeError, MXNetError, ShapeError, TypeInferError
 from ..context import Context, current_context
 from .. import operator as _ops
@@ -28,6 +29,9 @@ SPARSE_FORMS = {}
 
 
 def invoke(op_name, *args, **kwargs):
+    profiling = _profiler.ACTIVE        # (the one test a call pays while the profiler is off)
+    if profiling:
+        called = _profiler.now_us()
     op, args, arrays, raw, extras = normalize_call(
         op_name, args, kwargs, lambda v: isinstance(v, NDArray), ('out', 'name'), 'mx.nd.%s' % op_name)
     out = extras['out']
@@ -49,6 +53,8 @@ def invoke(op_name, *args, **kwargs):
     if any(type(a) is not NDArray and a.stype != 'default' for a in inputs):
         result = _sparse_call(op, p, inputs, out)
         if result is not NotImplemented:
+            if profiling and _profiler.records('api'):
+                _profiler.span('MXNET_C_API', 'MXImperativeInvokeEx', called)
             return result
         # MXNet's storage fallback: an operator with no sparse form runs on the dense arrays
         inputs = [_dense_form(a) if a.stype != 'default' else a for a in inputs]
@@ -69,8 +75,12 @@ def invoke(op_name, *args, **kwargs):
         outs = _failed_outputs(op, p, inputs, nin, out_types, ctx, failed)
     else:
         try:
+            if profiling:
+                began = _profiler.now_us()
             with ctx.device_scope():
                 outs = op.forward(p, env, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]])
+            if profiling:
+                _profiler.ran(op.name, began, ctx, outs)
         except ComputeError as err:     # raised at the next wait on the result, as MXNet's engine does
             failed = err
             outs = _failed_outputs(op, p, inputs, nin, out_types, ctx, err)
@@ -101,8 +111,13 @@ def invoke(op_name, *args, **kwargs):
                 t[:] = r
         if failed is not None:
             engine.fail([t._data for t in targets], failed)
+        if profiling and _profiler.records('api'):
+            _profiler.span('MXNET_C_API', 'MXImperativeInvokeEx', called)
         return out
+    if profiling and _profiler.records('api'):
+        _profiler.span('MXNET_C_API', 'MXImperativeInvokeEx', called)
     return results[0] if len(results) == 1 else results
+
 
 
 def _dense_form(array):

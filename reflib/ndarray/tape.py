@@ -20,6 +20,7 @@ is made with ``type(model)(raw, ctx)`` from one it was given.
 import itertools
 import threading
 
+from .. import profiler as _profiler
 from ..base import MXNetError
 from ..operator.registry import OpEnv
 from ..operator.sparse_rows import SparseRows
@@ -49,6 +50,8 @@ def is_training():
 
 def set_recording(flag):
     """Turn recording on or off; returns the previous state."""
+    if _profiler.ACTIVE and _profiler.records('api'):
+        _profiler.span('MXNET_C_API', 'MXAutogradSetIsRecording', _profiler.now_us())
     previous, _state.recording = is_recording(), bool(flag)
     return previous
 
@@ -56,6 +59,8 @@ def set_recording(flag):
 def set_training(flag):
     """Turn training mode (Dropout active, BatchNorm on batch statistics) on or off; returns
     the previous state."""
+    if _profiler.ACTIVE and _profiler.records('api'):
+        _profiler.span('MXNET_C_API', 'MXAutogradSetIsTraining', _profiler.now_us())
     previous, _state.training = is_training(), bool(flag)
     return previous
 
@@ -129,11 +134,18 @@ def mark_variable(array, grad, req):
     """Make ``array`` a leaf whose gradient goes into ``grad`` (``grad_req`` ``req``)."""
     if req not in ('write', 'add', 'null'):
         raise MXNetError("grad_req must be 'write', 'add' or 'null', got %r" % (req,))
+    if _profiler.ACTIVE and _profiler.records('api'):
+        _profiler.span('MXNET_C_API', 'MXAutogradMarkVariables', _profiler.now_us())
     array._entry = Variable(array, grad, req)
 
 
 # ------------------------------------------------------------------ backward
 def backward(heads, head_grads, retain_graph, train_mode, variables=None):
+    with _profiler.api_call('MXAutogradBackwardEx') if _profiler.ACTIVE else _profiler.QUIET:
+        return _backward(heads, head_grads, retain_graph, train_mode, variables)
+
+
+def _backward(heads, head_grads, retain_graph, train_mode, variables):
     """Differentiate ``heads``; write into the variables' ``.grad`` (``variables`` None), or
     return the raw gradients of ``variables`` (``autograd.grad``) without touching ``.grad``.
 
@@ -253,7 +265,14 @@ def _run_backward(node, rank, parts, reached, train_mode):
             out_grads = [xp.zeros_like(o) if g is None and j < node.visible else g
                          for j, (g, o) in enumerate(zip(out_grads, node.outs))]
         env = OpEnv(node.ctx, train_mode, [s is not None for s in node.sources])
+        # an operator's backward is reported to the profiler; a hybridized call's executor
+        # (no name) reports its own steps
+        profiled = _profiler.records('imperative') and isinstance(getattr(node.op, 'name', None), str)
+        if profiled:
+            began = _profiler.now_us()
         in_grads = node.op.backward(node.p, env, out_grads, node.ins, node.outs, node.aux)
+        if profiled:
+            _profiler.operator(node.op.name, began, node.ctx, backward=True)
         for k, (source, g) in enumerate(zip(node.sources, in_grads)):
             if source is None or g is None:
                 continue

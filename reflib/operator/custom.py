@@ -27,6 +27,7 @@ for training, as MXNet runs it.
 
 import numpy as np
 
+from .. import profiler as _profiler
 from ..base import DTYPE_TO_FLAG, MXNetError, ParamError, ShapeError, TypeInferError
 from ..shapes import format_shape, merge_shape
 from .registry import REQUIRED, Operator, Param, Params, get as get_operator, register as _register_operator
@@ -426,7 +427,11 @@ class Custom(Operator):
         was_recording = _FRONT_END['set_recording'](False)
         was_training = _FRONT_END['set_training'](train)
         try:
-            getattr(op, method)(*args)
+            if _profiler.ACTIVE:        # MXNet's '<op_type>::pure_python' and what it calls inside
+                with _profiler.custom_code(p.op_type, backward=method == 'backward'):
+                    getattr(op, method)(*args)
+            else:
+                getattr(op, method)(*args)
         except MXNetError as err:
             raise type(err)('%s: %s.%s: %s' % (p.what(), type(op).__name__, method, err)) from err
         except Exception as err:     # noqa: BLE001 -- the user's code

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from .. import profiler as _profiler
 from ..base import (MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, NotImplementedForSymbol,
                     numeric_types)
 from ..context import current_context
@@ -374,15 +375,17 @@ class Symbol:
                     shared_buffer=None, **kwargs):
         """Infer every shape from the given input shapes, allocate all arrays, and bind."""
         from ..executor import simple_bind      # the layer above: MXNet's Symbol.bind ties them
-        return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
-                           shared_arg_names=shared_arg_names, shared_exec=shared_exec,
-                           shared_buffer=shared_buffer, shapes=kwargs, stype_dict=stype_dict)
+        with _profiler.api_call('_SimpleBindImpl') if _profiler.ACTIVE else _profiler.QUIET:
+            return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
+                               shared_arg_names=shared_arg_names, shared_exec=shared_exec,
+                               shared_buffer=shared_buffer, shapes=kwargs, stype_dict=stype_dict)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None,
              group2ctx=None, shared_exec=None):
         """Make an Executor over the given arrays (used by reference, not copied)."""
         from ..executor import Executor         # the layer above: MXNet's Symbol.bind ties them
-        return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+        with _profiler.api_call('MXExecutorBindEX') if _profiler.ACTIVE else _profiler.QUIET:
+            return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given arrays (no gradients) and run forward; returns the outputs."""
@@ -636,6 +639,8 @@ def invoke(op_name, *args, **kwargs):
     # MXNet's hint is the name the op was *called* by, lower-cased: mx.sym.elemwise_add -> elemwise_add0,
     # a + b (which calls _Plus) -> _plus0, 2 ** a (which calls _rpower_scalar) -> _rpower_scalar0
     node_name = NameManager.current().get(name, op_name.lower())
+    if _profiler.ACTIVE and _profiler.records('api'):
+        _profiler.span('MXNET_C_API', 'MXSymbolCreateAtomicSymbol', _profiler.now_us())
     node = Node(op, node_name, attrs)
 
     input_names = node.input_names()
