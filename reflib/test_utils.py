@@ -23,7 +23,7 @@ import logging  # noqa: F401
 import math
 import numbers  # noqa: F401
 import os
-import platform  # noqa: F401
+import platform
 import struct  # noqa: F401
 import sys
 import time  # noqa: F401
@@ -356,6 +356,11 @@ def _compare_sparse_optimizer(opt1, opt2, shape, dtype, w_stype, g_stype, rtol, 
     if compare_states:
         compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
     assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+
+
+def is_aarch64_run():
+    """Whether this runs on an aarch64 (ARM 64-bit) machine: MXNet's tests skip a few cases there."""
+    return platform.machine() == 'aarch64'
 
 
 @contextlib.contextmanager
