@@ -26,6 +26,11 @@ LAYERS = [
 UPWARD = {
     # Symbol.bind/simple_bind make an Executor: MXNet's API ties the two (a genuine cycle)
     ('reflib.symbol.symbol', 'reflib.executor'),
+    # the control-flow operators (_foreach, _while_loop, _cond) hold their body as a graph and
+    # run it on an inner executor each step, as MXNet's subgraph operators do: they read the
+    # body's JSON back into a Symbol and hand it NDArrays (both imports inside functions)
+    ('reflib.operator.control_flow', 'reflib.symbol.serialization'),
+    ('reflib.operator.control_flow', 'reflib.ndarray.ndarray'),
 }
 
 

@@ -12,7 +12,7 @@ this package.
 ``arrays``                ``draw_handles`` (ch. 1), ``draw_executor`` (ch. 4), ``draw_group`` (ch. 7)
 ``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6)
 ``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10 and 11
-``performance``           ``memory_table``, ``draw_memory_timeline``, ``profile_by_operator`` (ch. 13)
+``performance``           ``memory_table``, ``draw_memory_timeline``, ``trace_spans``, ``draw_step_timeline`` (ch. 13)
 ``buckets``               ``draw_buckets`` (ch. 14)
 ``records``               ``draw_record``, ``parse_record``: one record of a RecordIO file (ch. 9)
 ``stored``                ``data_path``, ``load_json``, ``load_npz``, ``script_path``: what chapters read
@@ -29,7 +29,8 @@ from .diagrams import (data_and_model_parallelism, distributed_job, fit_flowchar
                        kvstore_round, module_parameter_copies, module_states)
 from .drawing import svg
 from .graphs import draw_placement, draw_plan, draw_shapes
-from .performance import draw_memory_timeline, memory_table, profile_by_operator
+from .performance import (draw_memory_timeline, draw_step_timeline, executor_share, last_step,  # noqa: F401
+                          memory_table, operator_table, step_costs, trace_spans)
 from .records import draw_record, parse_record
 from .source import excerpt, source, source_lines, working_directory
 from .stored import data_path, load_json, load_npz, script_path

@@ -1,9 +1,5 @@
-"""Looking at an executor's memory plan and at where its time goes (chapter 13)."""
-
-import cProfile
-import pstats
-import time
-from ..operator.registry import canonical_operators
+"""Looking at an executor's memory plan and at where its time goes, from the profiler's
+trace (chapter 13)."""
 
 
 def _entries_in_time_order(exe):
@@ -58,34 +54,104 @@ def draw_memory_timeline(exe, ax=None, title=None):
     return ax
 
 
-def profile_by_operator(run, repeat=1):
-    """Inclusive CPU seconds of each operator's forward and backward while ``run()`` runs,
-    plus what the executor adds around them: a dict, largest first."""
-    # CPU time of this process, not wall time: a moment the process waits for a core (another
-    # program, a busy test run) is then not charged to whichever operator was running
-    profiler = cProfile.Profile(time.process_time)
-    profiler.enable()
-    for _ in range(repeat):
-        run()
-    profiler.disable()
-    stats = pstats.Stats(profiler).stats
-    ops = {}
-    for op in canonical_operators():
-        for kind in ('forward', 'backward'):
-            method = getattr(type(op), kind)
-            code = method.__code__
-            ops[(code.co_filename, code.co_firstlineno, code.co_name)] = method.__qualname__
-    times = {}
-    total_ops = 0.0
-    executor = {}
-    for (filename, line, name), (_, _, _, cumulative, _) in stats.items():
-        label = ops.get((filename, line, name))
-        if label is not None:
-            times[label] = times.get(label, 0.0) + cumulative
-            total_ops += cumulative
-        elif filename.endswith('executor.py') and name in ('forward', 'backward'):
-            executor[name] = executor.get(name, 0.0) + cumulative
-    around = sum(executor.values()) - total_ops
-    if around > 0:
-        times['executor around the operators'] = around
-    return dict(sorted(times.items(), key=lambda kv: -kv[1]))
+def trace_spans(trace, categories=('operator', 'MXNET_C_API')):
+    """The spans of a profiler trace (``mx.profiler.dump``'s JSON, loaded): ``(category,
+    name, begin_ms, end_ms)`` for each begin/end pair of the given categories, in time order."""
+    open_at, spans = {}, []
+    for e in trace['traceEvents']:
+        if e.get('cat') not in categories or e['ph'] not in 'BE':
+            continue
+        key = (e['cat'], e['name'], e['pid'], e['tid'])
+        if e['ph'] == 'B':
+            open_at.setdefault(key, []).append(e['ts'])
+        else:
+            spans.append((e['cat'], e['name'], open_at[key].pop() / 1000.0, e['ts'] / 1000.0))
+    return sorted(spans, key=lambda s: s[2])
+
+
+def last_step(spans):
+    """The spans of the last training step: from the last executor forward's start to the end
+    of the backward after it, times from that start."""
+    start = max(b for cat, name, b, _ in spans if name == 'MXExecutorForward')
+    end = max(e for cat, name, _, e in spans if name == 'MXExecutorBackwardEx')
+    return [(cat, name, b - start, e - start) for cat, name, b, e in spans if start <= b and e <= end]
+
+
+def draw_step_timeline(spans, ax=None):
+    """One training step as the profiler saw it: the executor's forward and backward on the
+    top row, below them one row per operator (in the order they first ran), each bar a run."""
+    import matplotlib.pyplot as plt  # on first plot: importing reflib.book stays cheap
+    rows = []
+    for cat, name, _, _ in spans:
+        if cat == 'operator' and name not in rows:
+            rows.append(name)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.2, 0.3 * len(rows) + 1.3))
+    api = {'MXExecutorForward': ('forward', '#4c72b0'), 'MXExecutorBackwardEx': ('backward', '#dd8452')}
+    for cat, name, b, e in spans:
+        if name in api:
+            label, colour = api[name]
+            ax.barh(0, e - b, left=b, height=0.7, color=colour, alpha=0.35)
+            ax.text(b + (e - b) / 2, 0, label, ha='center', va='center', fontsize=9)
+        elif cat == 'operator':
+            colour = '#dd8452' if name.startswith('_backward_') else '#4c72b0'
+            ax.barh(1 + rows.index(name), max(e - b, 0.01), left=b, height=0.7, color=colour)
+    ax.set_yticks(range(len(rows) + 1))
+    ax.set_yticklabels(['executor'] + rows, fontsize=9)
+    ax.set_ylim(len(rows) + 0.6, -0.6)
+    ax.set_xlabel('ms from the start of the step', fontsize=9)
+    ax.tick_params(axis='x', labelsize=9)
+    for side in ('top', 'right'):
+        ax.spines[side].set_visible(False)
+    return ax
+
+
+def step_costs(spans):
+    """What each operator costs a training step, from a trace's spans (``trace_spans``) of
+    several identical steps: every run of the plan's k-th operator is the same work, so its
+    fastest run over the steps is its cost when nothing interrupts it (another program on a
+    shared machine only stretches runs).  A dict from operator name to milliseconds per step,
+    summed over the nodes of that operator."""
+    steps = [[]]
+    for cat, name, begin, end in spans:
+        if name == 'MXExecutorForward' and steps[-1]:
+            steps.append([])
+        if cat == 'operator':
+            steps[-1].append((name, end - begin))
+    if len({tuple(n for n, _ in step) for step in steps}) != 1:
+        raise ValueError('step_costs: the steps of the trace did not run the same operators')
+    costs = {}
+    for position in zip(*steps):
+        name = position[0][0]
+        costs[name] = costs.get(name, 0.0) + min(ms for _, ms in position)
+    return costs
+
+
+def executor_share(spans):
+    """The share of a training step the executor spends around its operators (looking up
+    arrays, summing gradients): per step, its forward and backward time less the operators'
+    time inside them, over its forward and backward time; the smallest over the steps of the
+    trace (a program that takes the core away stretches whatever runs, operators included)."""
+    steps = []                      # [executor ms, operators' ms] of each step
+    for cat, name, begin, end in spans:
+        if name == 'MXExecutorForward':
+            steps.append([0.0, 0.0])
+        if name in ('MXExecutorForward', 'MXExecutorBackwardEx'):
+            steps[-1][0] += end - begin
+        elif cat == 'operator':
+            steps[-1][1] += end - begin
+    return min((executor - inside) / executor for executor, inside in steps)
+
+
+def operator_table(table, costs, steps):
+    """The ``operator`` rows of ``mx.profiler.dumps(format='json')`` (loaded), in a table that
+    fits a page: runs per step, the average run, the cost per step (``step_costs``) and its
+    share of the step.  (``mx.profiler.dumps()`` prints MXNet's own table: wider, by total.)"""
+    rows = table['Time']['operator']
+    step_ms = sum(costs.values())
+    lines = ['%-24s %4s %10s %11s  %s' % ('operator', 'runs', 'average', 'a step', 'share of a step')]
+    # by operator, each forward above its backward: an order timings cannot change
+    for name, r in sorted(rows.items(), key=lambda kv: (kv[0].replace('_backward_', ''), kv[0])):
+        lines.append('%-24s %4d %7.3f ms %8.3f ms  %4.1f%% of time' % (name[:24], r['Count'] // steps, r['Avg'],
+                                                                       costs[name], 100.0 * costs[name] / step_ms))
+    print('\n'.join(lines))

@@ -818,3 +818,124 @@ class Proposal(_ProposalBase):
 class MultiProposal(_ProposalBase):
     """Proposal for a batch of images: each image's ``rpn_post_nms_top_n`` rows in turn."""
     name = '_contrib_MultiProposal'
+
+
+# =====================================================================
+# ModulatedDeformableConvolution (deformable convolution v2)
+# =====================================================================
+
+@register
+class ModulatedDeformableConvolution(DeformableConvolution):
+    """Deformable convolution v2: every moved kernel tap is also scaled by a learned mask.
+
+    Inputs as DeformableConvolution plus mask (N, num_deformable_group * kh * kw, out_h,
+    out_w), one factor (usually a sigmoid in [0, 1]) per group, tap and output position:
+    a tap that is not useful can be turned down rather than only moved.
+
+    The bilinear read differs from v1's, as in MXNet 1.9.1: a tap reads 0 unless its
+    position is strictly inside (-1, H) x (-1, W), and each of its four neighbouring
+    pixels that lies outside the map counts as 0 (zero padding), with no clamping onto
+    the last row or column.  Interpolation weights use the absolute position.  The
+    gradient is the exact derivative of that read: data and offset get the mask-weighted
+    gradient of the samples, the mask the sum over its channels of the unmasked samples
+    times their column gradient.  (MXNet 1.9.1 computes this gradient on GPUs only; its
+    CPU backward stops with "only implemented in GPU".)
+    """
+    name = '_contrib_ModulatedDeformableConvolution'
+    params = dict(DeformableConvolution.params,
+                  im2col_step=Param('int', 64, doc='images per im2col step in MXNet; unused here', low=1))
+
+    def inputs(self, p):
+        return ['data', 'offset', 'mask', 'weight'] + ([] if p.no_bias else ['bias'])
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, offset, mask = in_shapes[:3]
+        rest = [data, offset] + list(in_shapes[3:])
+        _check_ndim(self.name, 'mask', mask, 4, '(batch, groups*kh*kw, out_height, out_width)')
+        ins, outs, aux_shapes = DeformableConvolution.infer_shape(self, p, rest, out_shapes, aux_shapes)
+        if ins[1] is not None:
+            batch, taps2, out_h, out_w = ins[1]
+            mask = merge_shape(mask, (batch, taps2 // 2, out_h, out_w),
+                               '%s: input mask (batch, num_deformable_group*kh*kw, out_height, out_width)'
+                               % self.name)
+        return ins[:2] + [mask] + ins[2:], outs, aux_shapes
+
+    def _taps(self, p, xp, data, offset):
+        """Per kernel tap k: (k, corners), corners four (flat pixel index, weight, d weight/d row,
+        d weight/d col) of shape (N, groups, 1, out_h * out_w): the zero-padded bilinear read
+        of v2 (see the class doc), without the mask."""
+        (kh, kw), (sh, sw), (dh, dw), (ph, pw) = self._geometry(p)
+        n_batch, _, height, width = data.shape
+        out_h, out_w = offset.shape[2:]
+        t = data.dtype.type
+        moves = offset.reshape(n_batch, p.num_deformable_group, kh * kw, 2, out_h * out_w)
+        base_h = ((xp.arange(out_h) * sh - ph)[:, None] + xp.zeros((1, out_w), dtype=np.int64)).reshape(-1)
+        base_w = ((xp.arange(out_w) * sw - pw)[None, :] + xp.zeros((out_h, 1), dtype=np.int64)).reshape(-1)
+        for k in range(kh * kw):
+            i, j = divmod(k, kw)
+            pos_h = (base_h + i * dh).astype(data.dtype) + moves[:, :, k, 0]
+            pos_w = (base_w + j * dw).astype(data.dtype) + moves[:, :, k, 1]
+            inside = (pos_h > -1) & (pos_w > -1) & (pos_h < height) & (pos_w < width)
+            h_lo, w_lo = xp.floor(pos_h).astype(np.int64), xp.floor(pos_w).astype(np.int64)
+            frac_h, frac_w = pos_h - h_lo.astype(data.dtype), pos_w - w_lo.astype(data.dtype)
+            corners = []
+            # (rows, weight along rows, its derivative by the row position), then the same for columns
+            for rows, row_w, row_d in ((h_lo, 1 - frac_h, t(-1)), (h_lo + 1, frac_h, t(1))):
+                for cols, col_w, col_d in ((w_lo, 1 - frac_w, t(-1)), (w_lo + 1, frac_w, t(1))):
+                    # a neighbour outside the map reads 0: its weight (and slope) is dropped
+                    real = inside & (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+                    keep = real.astype(data.dtype)
+                    index = xp.where(real, rows * width + cols, 0)
+                    corners.append((index[:, :, None], (row_w * col_w * keep)[:, :, None],
+                                    (row_d * col_w * keep)[:, :, None], (row_w * col_d * keep)[:, :, None]))
+            yield k, corners
+
+    def _samples(self, p, xp, data, offset):
+        """The unmasked deformable im2col matrix, (N, groups, C/groups, kh*kw, out_h*out_w)."""
+        n_batch, channels = data.shape[:2]
+        groups = p.num_deformable_group
+        return self._columns(p, xp, data, offset).reshape(n_batch, groups, channels // groups,
+                                                          p.kernel[0] * p.kernel[1], -1)
+
+    def forward(self, p, env, inputs, aux):
+        xp, data, offset, mask, weight = env.xp, inputs[0], inputs[1], inputs[2], inputs[3]
+        _, (out_shape,), _ = self.infer_shape(p, [tuple(x.shape) for x in inputs], [None], [])
+        n_batch = data.shape[0]
+        g = p.num_group
+        masks = mask.reshape(n_batch, p.num_deformable_group, 1, p.kernel[0] * p.kernel[1], -1)
+        cols = (self._samples(p, xp, data, offset) * masks).reshape(n_batch, g, -1, out_shape[2] * out_shape[3])
+        out = xp.matmul(weight.reshape(g, p.num_filter // g, -1)[None], cols).reshape(out_shape)
+        if not p.no_bias:
+            out += inputs[4].reshape(1, -1, 1, 1)
+        return [out]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, data, offset, mask, weight = env.xp, inputs[0], inputs[1], inputs[2], inputs[3]
+        n_batch, channels, height, width = data.shape
+        g, groups, taps = p.num_group, p.num_deformable_group, p.kernel[0] * p.kernel[1]
+        grad = out_grads[0].reshape(n_batch, g, p.num_filter // g, -1)
+        kernels = weight.reshape(g, p.num_filter // g, -1)
+        masks = mask.reshape(n_batch, groups, 1, taps, -1)
+        samples = self._samples(p, xp, data, offset)
+        cols = (samples * masks).reshape(n_batch, g, kernels.shape[2], -1)
+        d_weight = xp.matmul(grad, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight.shape)
+        d_cols = xp.matmul(kernels.transpose(0, 2, 1)[None], grad).reshape(samples.shape)
+        d_mask = (d_cols * samples).sum(axis=2).reshape(mask.shape)
+        # past the mask, the columns' gradient is the v1 one scaled by each tap's mask
+        d_cols = d_cols * masks
+        planes = data.reshape(n_batch, groups, channels // groups, -1)
+        d_planes = xp.zeros(planes.shape, dtype=data.dtype)
+        d_offset = xp.zeros((n_batch, groups, taps, 2, d_cols.shape[-1]), dtype=data.dtype)
+        start = xp.arange(n_batch * channels).reshape(n_batch, groups, -1, 1) * (height * width)
+        for k, corners in self._taps(p, xp, data, offset):
+            d_col = d_cols[:, :, :, k]
+            for index, weight_c, d_row, d_col_w in corners:
+                full = xp.broadcast_to(index, planes.shape[:3] + index.shape[3:])
+                values = xp.take_along_axis(planes, full, axis=3)
+                scatter_add(xp, d_planes.reshape(-1), (start + full).reshape(-1), (weight_c * d_col).reshape(-1))
+                d_offset[:, :, k, 0] += (d_row * values * d_col).sum(axis=2)
+                d_offset[:, :, k, 1] += (d_col_w * values * d_col).sum(axis=2)
+        grads = [d_planes.reshape(data.shape), d_offset.reshape(offset.shape), d_mask, d_weight]
+        if not p.no_bias:
+            grads.append(out_grads[0].sum(axis=(0, 2, 3)))
+        return grads
