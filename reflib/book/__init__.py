@@ -29,7 +29,7 @@ from .diagrams import (data_and_model_parallelism, distributed_job, fit_flowchar
                        kvstore_round, module_parameter_copies, module_states)
 from .drawing import svg
 from .graphs import draw_placement, draw_plan, draw_shapes
-from .performance import (draw_memory_timeline, draw_step_timeline, executor_share, last_step,  # noqa: F401
+from .performance import (draw_memory_timeline, draw_step_timeline, executor_share, last_step,
                           memory_table, operator_table, step_costs, trace_spans)
 from .records import draw_record, parse_record
 from .source import excerpt, source, source_lines, working_directory
