@@ -96,9 +96,14 @@ CHECKS_VALUES = {
     '_contrib_ROIAlign': lambda p: True,
     '_contrib_RROIAlign': lambda p: True,
     '_contrib_PSROIPooling': lambda p: True,
-    # the proposals' greedy suppression decides box by box, on the host
+    # the proposals' greedy suppression decides box by box, on the host; so do box_nms,
+    # bipartite matching, and MultiBox's negative mining and suppression
     '_contrib_Proposal': lambda p: True,
     '_contrib_MultiProposal': lambda p: True,
+    '_contrib_box_nms': lambda p: True,
+    '_contrib_bipartite_matching': lambda p: True,
+    '_contrib_MultiBoxTarget': lambda p: True,
+    '_contrib_MultiBoxDetection': lambda p: True,
     # a Cholesky factorisation that fails is reported through the solver's status word
     '_linalg_potrf': lambda p: True,
     # a row_sparse weight gradient holds the rows the data looked up: how many (unique

@@ -129,3 +129,20 @@ def test_foreach_graph_refuses_an_unused_state():
     # MXNet's rule (and its class: AssertionError): the node feeds every state to the body
     with pytest.raises(AssertionError, match='does not use its state'):
         mx.sym.contrib.foreach(lambda x, s: (x, [x]), mx.sym.var('x'), [mx.sym.var('s')])
+
+
+def test_foreach_body_infers_the_shapes_of_deferred_gluon_parameters():
+    # the cell's i2h_weight is (4, 0) until the body's shapes say its input has 5 features
+    class Layer(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.cell = mx.gluon.rnn.RNNCell(4, prefix='rnn_')
+
+        def hybrid_forward(self, F, seq, states):
+            return F.contrib.foreach(self.cell, seq, states)[0]
+    layer = Layer()
+    layer.initialize()
+    layer.hybridize()
+    assert layer(mx.nd.ones((3, 2, 5)), [mx.nd.ones((2, 4))]).shape == (3, 2, 4)
+    assert layer.cell.i2h_weight.shape == (4, 5)

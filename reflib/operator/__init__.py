@@ -57,9 +57,10 @@ from .registry import Operator, Param, get, list_operators, OpEnv  # noqa: F401
 # mx.operator.register is MXNet's: it registers a Python operator (a CustomOpProp) by name.
 # reflib's own operator classes register with registry.register.
 from .custom import CustomOp, CustomOpProp, register  # noqa: F401
+from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 from .arguments import OperatorArguments, get_all_registered_operators, get_operator_arguments  # noqa: F401
 
-__all__ = ['Operator', 'Param', 'get', 'list_operators', 'OpEnv', 'CustomOp', 'CustomOpProp', 'register',
+__all__ = ['Operator', 'Param', 'get', 'list_operators', 'OpEnv', 'CustomOp', 'CustomOpProp', 'register', 'PythonOp', 'NumpyOp', 'NDArrayOp',
            'OperatorArguments', 'get_all_registered_operators', 'get_operator_arguments']
 
 # Importing a family registers its operators; every module in this package is one

@@ -318,6 +318,7 @@ class BipartiteMatching(Operator):
     """
     name = '_contrib_bipartite_matching'
     blocks_gradient = True
+    eliminable = False                      # MXNet asks for scratch space: never merged
     params = {
         'is_ascend': Param('bool', False, doc='lower scores are better'),
         'threshold': Param('float', doc='scores not beyond this are not matched'),
@@ -422,7 +423,7 @@ class BoxEncode(Operator):
         anchors = merge_shape(anchors, out_shapes[1], '%s: input anchors and output1' % op)
         if samples is not None:
             anchors = merge_shape(anchors, tuple(samples) + (4,), '%s: input anchors (samples\' shape + (4,))' % op)
-            samples = matches = tuple(anchors[:2])
+        samples = matches = tuple(anchors[:2])
         refs = merge_shape(refs, (anchors[0] if anchors else 0, 0, 4), '%s: input refs (batch, num_refs, 4)' % op)
         means = merge_shape(means, (4,), '%s: input means' % op)
         stds = merge_shape(stds, (4,), '%s: input stds' % op)
@@ -535,6 +536,7 @@ class MultiBoxPrior(Operator):
     """
     name = '_contrib_MultiBoxPrior'
     blocks_gradient = True
+    eliminable = False                      # one of MXNet's older stateful operators
     params = {
         'sizes': _Floats((1.0,), doc='box sizes, as fractions of the image height'),
         'ratios': _Floats((1.0,), doc='width / height ratios'),
