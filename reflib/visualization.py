@@ -33,7 +33,7 @@ Drawing conventions (MXNet's):
 import re
 import warnings
 
-from .symbol import Symbol
+from .symbol import Symbol, load_json
 from .symbol.symbol import topo_order
 
 __all__ = ['plot_network', 'print_summary']
@@ -166,6 +166,11 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None, dtype=None
         raise ImportError('Draw network requires graphviz library') from None
     if not isinstance(symbol, Symbol):
         raise TypeError('symbol must be a Symbol')
+    if any(node.op is not None and node.op.name in ('amp_cast', 'amp_multicast')
+           for node in topo_order(symbol._outputs)):
+        # MXNet draws the graph its tojson() writes, which leaves out the casts mixed
+        # precision inserted (mx.contrib.amp): the same picture here
+        symbol = load_json(symbol.tojson())
     shapes = _internal_shapes(symbol, shape) if shape is not None else None
     types = _internal_types(symbol, dtype) if dtype is not None else None
 

@@ -360,3 +360,15 @@ def test_param_counting_rules(capsys):
     counts = {line.split('(')[0]: line[76:88].strip() for line in got[3:] if '(' in line}
     assert counts == {'data': '0', 'c': '2304', 'fc': '119'}
     assert 'Total params: 2423' in got
+
+
+def test_the_casts_of_mixed_precision_are_not_drawn_as_mxnet_does_not_draw_them():
+    """MXNet 1.9.1's plot_network draws what tojson() writes: without amp_cast nodes."""
+    from reflib.contrib import amp
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc'),
+                               name='softmax')
+    half = amp.convert_symbol(net, target_dtype='float16')
+    assert 'amp_cast' in half.tojson(remove_amp_cast=False)
+    source = mx.viz.plot_network(half, shape={'data': (2, 4)}).source
+    assert 'amp_cast' not in source
+    assert source == mx.viz.plot_network(net, shape={'data': (2, 4)}).source
