@@ -27,6 +27,7 @@ and one process per device.  When the profiler is not running every reporting si
 test of ``ACTIVE`` (bench/profiler_overhead.py measures it).
 """
 
+import atexit
 import json
 import os
 import threading
@@ -43,6 +44,7 @@ class ProfilerError(ValueError):
 
 # ------------------------------------------------------------------------------ settings
 _KINDS = ('profile_symbolic', 'profile_imperative', 'profile_memory', 'profile_api')
+# every kind is recorded unless a setting turns it off, as in MXNet
 _DEFAULTS = {'filename': 'profile.json', 'profile_all': False, 'profile_symbolic': True,
              'profile_imperative': True, 'profile_memory': True, 'profile_api': True,
              'continuous_dump': False, 'dump_period': 1.0, 'aggregate_stats': False,
@@ -76,7 +78,10 @@ def set_config(**kwargs):
     four kinds below at once), ``profile_symbolic``, ``profile_imperative``, ``profile_memory``,
     ``profile_api``, ``aggregate_stats`` (keep the tables of ``dumps``), ``continuous_dump``
     and ``dump_period`` (accepted; ``dump`` writes what was recorded so far each time it is
-    called), ``profile_process`` ('worker'; a dist server keeps no profile of its own here)."""
+    called), ``profile_process`` ('worker'; a dist server keeps no profile of its own here).
+    A kind left out keeps its setting: all four are on until a setting turns one off.  What
+    was recorded and not dumped is written to ``filename`` when the process ends, as MXNet
+    does."""
     unknown = sorted(set(kwargs) - set(_DEFAULTS))
     if unknown:
         raise ProfilerError('set_config: unknown setting(s) %s; the settings are %s'
@@ -88,9 +93,7 @@ def set_config(**kwargs):
         given = dict(kwargs)
         if given.pop('profile_all', False):
             given.update({k: True for k in _KINDS})
-        elif any(k in given for k in _KINDS):
-            # naming some kinds records those only, as MXNet's mode bits do
-            given = dict({k: False for k in _KINDS}, **given)
+        # a kind not named keeps its setting (all four are on unless turned off), as in MXNet
         _config.update(given)
         _config['filename'] = str(_config['filename'])
 
@@ -297,6 +300,19 @@ def _memory_changed(device, delta):
 
 
 # ------------------------------------------------------------------------------ output
+def _dump_at_exit():
+    """What MXNet does when the process ends: the trace recorded since the last dump goes to
+    the configured file (``profile.json`` in the working folder unless set)."""
+    if any(e['ph'] != 'M' for e in _events):
+        try:
+            dump(True)
+        except OSError:         # nowhere to write it any more: nothing else to do at exit
+            pass
+
+
+atexit.register(_dump_at_exit)
+
+
 def dump(finished=True, profile_process='worker'):
     """Write the trace recorded so far to the configured file.  ``finished=False`` keeps
     recording into the same trace (the next dump writes it again, longer)."""

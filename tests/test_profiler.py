@@ -33,10 +33,13 @@ MXNET_ONLY = {
 
 
 @pytest.fixture(autouse=True)
-def profiler_stopped():
+def profiler_stopped(tmp_path):
     yield
     mx.profiler.set_state('stop')
-    mx.profiler.set_config(profile_all=True, aggregate_stats=False, filename='profile.json')
+    # what a test left undumped goes to its tmp folder, not to a profile.json at exit
+    mx.profiler.set_config(profile_all=True, aggregate_stats=False, filename=str(tmp_path / 'left.json'))
+    mx.profiler.dump()
+    mx.profiler.set_config(filename='profile.json')
     mx.profiler.dumps(reset=True)
 
 
@@ -98,10 +101,28 @@ def test_only_the_kinds_asked_for_are_recorded(tmp_path):
         exe = mx.sym.relu(mx.sym.var('x'), name='r').simple_bind(mx.cpu(), x=(2,))
         exe.forward()
         mx.nd.sqrt(mx.nd.ones(2))
-    symbolic = {e['name'] for e in _trace(tmp_path, body, profile_symbolic=True)['traceEvents'] if 'cat' in e}
+    only = dict(profile_symbolic=False, profile_imperative=False, profile_api=False, profile_memory=False)
+    symbolic = {e['name'] for e in _trace(tmp_path, body, **dict(only, profile_symbolic=True))['traceEvents']
+                if 'cat' in e}
     assert symbolic == {'relu'}
-    imperative = {e['name'] for e in _trace(tmp_path, body, profile_imperative=True)['traceEvents'] if 'cat' in e}
+    imperative = {e['name'] for e in _trace(tmp_path, body, **dict(only, profile_imperative=True))['traceEvents']
+                  if 'cat' in e}
     assert 'sqrt' in imperative and 'relu' not in imperative
+    # a kind not named keeps its setting, as in MXNet: naming one turns no other off
+    mx.profiler.set_config(profile_all=True)
+    everything = {e['name'] for e in _trace(tmp_path, body, profile_symbolic=True)['traceEvents'] if 'cat' in e}
+    assert {'relu', 'sqrt', 'MXExecutorForward'} <= everything
+
+
+def test_what_was_not_dumped_is_written_when_the_process_ends(tmp_path):
+    import subprocess
+    import sys
+    script = ("import reflib as mx; mx.profiler.set_config(filename=%r); mx.profiler.set_state('run'); "
+              "mx.nd.ones(2) * 2" % str(tmp_path / 'exit.json'))
+    subprocess.run([sys.executable, '-c', script], check=True, cwd=str(tmp_path))
+    with open(tmp_path / 'exit.json') as f:
+        names = {e['name'] for e in json.load(f)['traceEvents']}
+    assert {'_ones', '_mul_scalar'} <= names
 
 
 def test_nothing_is_recorded_while_stopped_or_paused(tmp_path):

@@ -36,7 +36,16 @@ import warnings
 
 from .custom import CustomOp, CustomOpProp, register
 
-__all__ = ['PythonOp', 'NumpyOp', 'NDArrayOp']
+# The symbol layer sits above the operators, so it hands down the function that makes a node
+# when it is imported (use_symbols), as ndarray hands custom.py its array class
+_SYMBOLS = {'invoke': None}
+
+
+def use_symbols(invoke):
+    """Called once by reflib/symbol/symbol.py: ``invoke(op_name, *inputs, **params)`` makes a node."""
+    _SYMBOLS['invoke'] = invoke
+
+__all__ = ['PythonOp', 'NumpyOp', 'NDArrayOp', 'use_symbols']
 
 _SERIAL = itertools.count(1)
 
@@ -90,7 +99,8 @@ class PythonOp:
 
     def _make_symbol(self, args, kwargs):
         """Register this instance as a CustomOpProp (once) and make its Custom node."""
-        from .. import symbol     # the symbol layer sits above the operators
+        if _SYMBOLS['invoke'] is None:
+            raise RuntimeError('%s.get_symbol: the symbol layer is not loaded (import reflib)' % type(self).__name__)
         op_type = getattr(self, '_op_type', None)
         if op_type is None:
             name = type(self).__name__
@@ -100,7 +110,7 @@ class PythonOp:
             register(op_type)(prop_cls)
             self._op_type = op_type
             PythonOp._ref_holder.append(self)
-        return symbol.Custom(*args, op_type=op_type, **kwargs)
+        return _SYMBOLS['invoke']('Custom', *args, op_type=op_type, **kwargs)
 
 
 def _check_shapes(op, answer, n_in, n_out):

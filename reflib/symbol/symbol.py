@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from .. import profiler as _profiler
+from ..operator import python_op as _python_op
 from ..base import (MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, NotImplementedForSymbol,
                     numeric_types)
 from ..context import current_context
@@ -679,3 +680,7 @@ def invoke(op_name, *args, **kwargs):
         if init is not None and var.op is None and '__init__' not in var.attrs:
             var.attrs['__init__'] = init
     return Symbol([(node, i) for i in range(node.num_visible_outputs())])
+
+
+# the older Python operators (NumpyOp, NDArrayOp) make their Custom nodes through invoke
+_python_op.use_symbols(invoke)
