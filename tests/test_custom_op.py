@@ -137,3 +137,30 @@ def test_runs_on_the_default_context():
     y = mx.nd.Custom(x, op_type='case_square', scale=2)
     assert y.context == x.context == mx.current_context()
     assert y.asnumpy().tolist() == [2., 8.]
+
+
+def test_an_error_in_a_graph_names_the_node_and_the_op_type():
+    class Broken(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            raise ValueError('boom')
+
+    @mx.operator.register('broken_in_a_graph')
+    class BrokenProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return Broken()
+
+    net = mx.sym.Custom(mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc'),
+                        op_type='broken_in_a_graph', name='mynode')
+    exe = net.simple_bind(mx.cpu(), x=(1, 3))
+    with pytest.raises(mx.base.MXNetError, match="broken_in_a_graph.*boom") as info:
+        exe.forward()
+    assert "(raised in the forward of node 'mynode', operator Custom)" in info.value.__notes__
+
+
+def test_a_deferred_error_names_its_node_too():
+    net = mx.sym.take(mx.sym.var('a'), mx.sym.var('i'), mode='raise', name='mytake')
+    exe = net.bind(mx.cpu(), {'a': mx.nd.ones((2, 3)), 'i': mx.nd.array([5])})
+    exe.forward()
+    with pytest.raises(mx.base.MXNetError) as info:
+        exe.outputs[0].asnumpy()
+    assert "(raised in the forward of node 'mytake', operator take)" in info.value.__notes__

@@ -399,7 +399,10 @@ class Executor:
         if failed is None:
             try:
                 self._run_steps(values, is_train)
-            except ComputeError as err:
+            except Exception as err:
+                _name_the_node(err, '_run_steps', 'forward')
+                if not isinstance(err, ComputeError):
+                    raise
                 failed = err
         self._failed = failed
         if failed is not None:
@@ -501,7 +504,10 @@ class Executor:
         if failed is None:
             try:
                 self._backward(out_grads)
-            except ComputeError as err:
+            except Exception as err:
+                _name_the_node(err, '_backward', 'backward')
+                if not isinstance(err, ComputeError):
+                    raise
                 failed = err
         if failed is not None:
             # the forward (or a head gradient, or a backward step) failed: so do the gradients
@@ -888,6 +894,22 @@ class Executor:
 
 def _mb(nbytes):
     return '%.3f MB (%d bytes)' % (nbytes / 2 ** 20, nbytes)
+
+
+def _name_the_node(err, loop, phase):
+    """Add to an error raised by an operator which node of the graph it ran for: the ``step``
+    that ``loop`` (the method running the steps) was at, read from the traceback's frame, so
+    the loops themselves pay nothing for it."""
+    tb = err.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        step = frame.f_locals.get('step') if frame.f_code.co_name == loop else None
+        if step is not None:
+            note = '(raised in the %s of node %r, operator %s)' % (phase, step.node.name, step.op.name)
+            if note not in getattr(err, '__notes__', ()):
+                err.add_note(note)
+            return
+        tb = tb.tb_next
 
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, group2ctx=None,
