@@ -846,8 +846,10 @@ def array(source_array, ctx=None, dtype=None):
 
     Like MXNet 1.x, the dtype defaults to float32 for every source except an
     NDArray, whose dtype is kept: ``array(np.arange(3))`` is float32, not int64.
-    A scalar gives a 0-d array (shape ``()``), as in MXNet.
+    A scalar gives a 0-d array (shape ``()``), as in MXNet; a scipy CSR matrix a CSRNDArray.
     """
+    if getattr(source_array, 'format', None) == 'csr' and CSR_FROM_SCIPY:    # a scipy.sparse CSR matrix
+        return CSR_FROM_SCIPY[0](source_array, ctx=ctx, dtype=dtype)
     ctx = _ctx(ctx)
     if isinstance(source_array, NDArray):
         src = source_array.asnumpy()
@@ -887,6 +889,8 @@ def _as_shape(shape, what):
 # (zeros(shape, stype='csr')); sparse.py, which builds on this file, fills both in
 STORAGE_CASTS = {}
 STORAGE_ZEROS = []
+# a scipy CSR matrix given to array() becomes a CSRNDArray, as in MXNet: sparse.py's csr_matrix
+CSR_FROM_SCIPY = []
 
 
 def _carry_failure(result, *sources):

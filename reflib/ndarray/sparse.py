@@ -32,7 +32,7 @@ import numpy as np
 from ..base import MXNetError, ParamError, ShapeError, mx_real_t, numeric_types
 from ..context import Context, current_context
 from . import math_functions
-from .ndarray import STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
+from .ndarray import CSR_FROM_SCIPY, STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
 from .op_functions import SPARSE_FORMS, invoke, make_function
 from ..operator.registry import OpEnv
 
@@ -1038,6 +1038,7 @@ SPARSE_FORMS.update({
     'slice': _sliced_csr, 'take': _taken_rows, 'dot': _dot_form, '_square_sum': _row_square_sums,
 })
 STORAGE_CASTS['csr'] = lambda dense: cast_storage(dense, 'csr')
+CSR_FROM_SCIPY.append(csr_matrix)
 STORAGE_CASTS['row_sparse'] = lambda dense: cast_storage(dense, 'row_sparse')
 STORAGE_ZEROS.append(zeros)
 

@@ -194,6 +194,8 @@ def _operator_cases(mx):
         'clip csr': lambda: _parts(nd.clip(csr, -0.3, 0.6)),
         'clip rsp': lambda: _parts(sparse.clip(rsp, a_min=0, a_max=0.6)),
         'clip csr without 0': lambda: _try(lambda: nd.clip(csr, 0.1, 1).asnumpy()),
+        'nd.array of a scipy CSR matrix': lambda: _parts(nd.array(_scipy_csr(m))),
+        'nd.array of a scipy CSR matrix, float64': lambda: _parts(nd.array(_scipy_csr(m), dtype='float64')),
         '_square_sum rsp axis=1 keepdims': lambda: _parts(nd._internal._square_sum(rsp, axis=1, keepdims=True)),
         '_square_sum rsp axis=1': lambda: _parts(nd._internal._square_sum(rsp, axis=1)),
         '_square_sum rsp axis=0': lambda: _parts(nd._internal._square_sum(rsp, axis=0)),
@@ -347,6 +349,11 @@ def _operator_cases(mx):
         'pickled rsp': lambda: _parts(pickle.loads(pickle.dumps(rsp))),
     })
     return cases
+
+
+def _scipy_csr(dense):
+    import scipy.sparse     # (only these cases need it)
+    return scipy.sparse.csr_matrix(dense)
 
 
 def _imul(target, other):
