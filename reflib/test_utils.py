@@ -182,6 +182,27 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
     return arr, (arr.indptr, arr.indices, arr.data)
 
 
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None, modifier_func=None,
+                        density=0.5, shuffle_csr_indices=False):
+    """A random sparse array alone (``rand_sparse_ndarray``'s first result), density 0.5 by
+    default; given row numbers for a row_sparse array are sorted and made distinct first,
+    the canonical form its indices must have."""
+    if stype == 'row_sparse' and rsp_indices is not None:
+        rsp_indices = np.unique(np.asarray(rsp_indices))
+    arr, _ = rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, data_init=data_init,
+                                 rsp_indices=rsp_indices, modifier_func=modifier_func,
+                                 shuffle_csr_indices=shuffle_csr_indices)
+    return arr
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """``create_sparse_array`` with the density given first (0 allowed: nothing stored)."""
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices, dtype=dtype,
+                               modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
+
+
 def _dims(highs, allow_zero_size):
     low = 0 if allow_zero_size else 1
     return tuple(np.random.randint(low, high + 1) for high in highs)

@@ -273,3 +273,14 @@ def test_numeric_gradient_differences_the_outputs_before_projecting():
                 mx.sym.space_to_depth(mx.sym.Variable('x'), block_size=2)):
         grads = check_numeric_gradient(net, {'x': x})
         assert grads['x'].shape == x.shape
+
+
+def test_create_sparse_array_gives_the_array_in_canonical_form():
+    from reflib.test_utils import create_sparse_array, create_sparse_array_zd
+    rows = create_sparse_array((5, 3), 'row_sparse', rsp_indices=[3, 1, 3], data_init=2.0)
+    assert rows.indices.asnumpy().tolist() == [1, 3]
+    assert (rows.asnumpy()[[1, 3]] == 2).all() and not rows.asnumpy()[[0, 2, 4]].any()
+    empty = create_sparse_array_zd((4, 4), 'csr', 0.0)
+    assert empty.stype == 'csr' and empty.data.shape == (0,)
+    full = create_sparse_array_zd((3, 4), 'csr', 1.0, data_init=5.0)
+    assert (full.asnumpy() == 5).all()
