@@ -429,7 +429,7 @@ class Executor:
     def _run_steps(self, values, is_train):
         """forward's loop: every step in plan order, each output into ``values``."""
         monitor = self._monitor
-        profiling = _profiler.records('symbolic')
+        profiling = _profiler.ACTIVE and _profiler.records('symbolic')      # (no call while off)
         for step, arrays in zip(self._plan.steps, self._step_arrays):
             if profiling:
                 began = _profiler.now_us()
@@ -595,7 +595,7 @@ class Executor:
             accumulate(slot, g, (-1, k))
         values = self._values
         last = len(plan.steps) - 1
-        profiling = _profiler.records('symbolic')
+        profiling = _profiler.ACTIVE and _profiler.records('symbolic')      # (no call while off)
         for back, (step, arrays) in enumerate(zip(reversed(plan.steps), reversed(self._step_arrays))):
             if not step.needs_grad:
                 continue

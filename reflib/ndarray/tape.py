@@ -267,7 +267,8 @@ def _run_backward(node, rank, parts, reached, train_mode):
         env = OpEnv(node.ctx, train_mode, [s is not None for s in node.sources])
         # an operator's backward is reported to the profiler; a hybridized call's executor
         # (no name) reports its own steps
-        profiled = _profiler.records('imperative') and isinstance(getattr(node.op, 'name', None), str)
+        profiled = (_profiler.ACTIVE and _profiler.records('imperative')
+                    and isinstance(getattr(node.op, 'name', None), str))
         if profiled:
             began = _profiler.now_us()
         in_grads = node.op.backward(node.p, env, out_grads, node.ins, node.outs, node.aux)
