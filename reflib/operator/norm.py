@@ -281,7 +281,9 @@ class SyncBatchNorm(BatchNorm):
     """contrib's SyncBatchNorm: BatchNorm over channel axis 1 whose batch statistics would
     be those of the whole batch across ``ndev`` devices, meeting under ``key``.
 
-    With one device (``ndev=1``, the default) it computes BatchNorm's numbers, as in MXNet.  reflib
+    With one device (``ndev=1``, the default) it computes BatchNorm's numbers, as in MXNet,
+    except that its third output (``output_mean_var``) is the variance itself where
+    BatchNorm gives ``1/sqrt(var + eps)``, as MXNet's SyncBatchNorm does.  reflib
     runs a model's devices one after another, so while one device's forward runs the other
     devices' halves of the batch have not been seen: ``ndev > 1`` is refused at bind time
     rather than computed with the wrong statistics."""
@@ -290,6 +292,14 @@ class SyncBatchNorm(BatchNorm):
                    for key in ('eps', 'momentum', 'fix_gamma', 'use_global_stats', 'output_mean_var')},
                   ndev=Param('int', 1, doc='how many devices share the statistics', low=1),
                   key=Param('str', doc='the name the devices meet under'))
+
+    def _stat_outputs(self, mean, var, inv_std):
+        return [mean.copy(), var.copy()]       # the variance itself, as MXNet's SyncBatchNorm gives
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        # BatchNorm's backward reads 1/sqrt(var + eps), computed again as forward computed it
+        inv_std = (1 / env.xp.sqrt(outputs[2] + p.eps)).astype(outputs[1].dtype)
+        return super().backward(p, env, out_grads, inputs, [outputs[0], outputs[1], inv_std], aux)
 
     def _axis(self, p, ndim):
         if p.ndev != 1:

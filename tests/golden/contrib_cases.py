@@ -53,8 +53,10 @@ def _sync_batch_norm(mx):
     with mx.autograd.record():
         y = mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mean, var, key='bn', fix_gamma=False, momentum=0.8)
     y.backward(mx.nd.array(_ramp(y.shape)))
+    with mx.autograd.train_mode():
+        stats = mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mean, var, key='bn', output_mean_var=True)
     return {'out': _arr(y), 'grads': [_arr(a.grad) for a in (x, gamma, beta)],
-            'moving': [_arr(mean), _arr(var)]}
+            'moving': [_arr(mean), _arr(var)], 'mean and var outputs': [_arr(stats[1]), _arr(stats[2])]}
 
 
 def _advanced_indexing(mx, key):
