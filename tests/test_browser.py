@@ -12,6 +12,7 @@ server on 127.0.0.1 (the book's own files only).  A page passes when
 * it has a title, and a chapter has every output and every picture its notebook stores;
 * every formula was typeset by MathJax (none left as raw TeX);
 * at 400 px nothing widens the page past the screen (code blocks scroll inside themselves);
+* no piece of code in a table is broken across lines (a wide table scrolls in its box);
 * at 1280 px no text in a drawn graph is smaller than 9 px, and no plot is shrunk so much
   that its text would be.
 
@@ -132,6 +133,9 @@ _INSPECT = """async () => {
     mathErrors: document.querySelectorAll('mjx-merror').length,
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
+    // inline code in a table drawn on more than one line: an identifier broken mid-word
+    brokenCode: [...document.querySelectorAll('article table code')]
+        .filter(c => c.getClientRects().length > 1).map(c => c.textContent.slice(0, 40)),
   };
 }"""
 
@@ -204,6 +208,7 @@ def test_page_in_the_browser(server, browser, name, width):
             if shown < pictures:
                 problems.append(f'{shown} pictures shown, the notebook stores {pictures}')
 
+        problems += [f'code broken across lines in a table: {c!r}' for c in seen['brokenCode']]
         if width <= 400 and seen['scrollWidth'] > seen['innerWidth']:
             problems.append(f"the page is {seen['scrollWidth']} px wide on a {seen['innerWidth']} px screen")
 
