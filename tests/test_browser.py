@@ -13,6 +13,7 @@ server on 127.0.0.1 (the book's own files only).  A page passes when
 * every formula was typeset by MathJax (none left as raw TeX);
 * at 400 px nothing widens the page past the screen (code blocks scroll inside themselves);
 * no piece of code in a table is broken across lines (a wide table scrolls in its box);
+* at 1280 px every code block fits the column, no scrollbar hiding the ends of its lines;
 * at 1280 px no text in a drawn graph is smaller than 9 px, and no plot is shrunk so much
   that its text would be.
 
@@ -133,6 +134,10 @@ _INSPECT = """async () => {
     mathErrors: document.querySelectorAll('mjx-merror').length,
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
+    // code blocks whose lines do not fit the column (a scrollbar hides their ends)
+    overflowingCode: [...document.querySelectorAll('article pre')]
+        .filter(p => p.scrollWidth > p.clientWidth + 1)
+        .map(p => p.textContent.split(String.fromCharCode(10)).reduce((a, l) => l.length > a.length ? l : a, '').slice(0, 60)),
     // inline code in a table drawn on more than one line: an identifier broken mid-word
     brokenCode: [...document.querySelectorAll('article table code')]
         .filter(c => c.getClientRects().length > 1).map(c => c.textContent.slice(0, 40)),
@@ -213,6 +218,7 @@ def test_page_in_the_browser(server, browser, name, width):
             problems.append(f"the page is {seen['scrollWidth']} px wide on a {seen['innerWidth']} px screen")
 
         if width >= 1280:
+            problems += [f'a code block wider than the column: {line!r}...' for line in seen['overflowingCode']]
             for image in seen['images']:
                 if (image['src'] or '').endswith('.png') and image['shown'] < MIN_PLOT_SCALE * image['natural']:
                     problems.append(f"{image['src']}: a {image['natural']} px wide plot shrunk to "
