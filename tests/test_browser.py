@@ -137,7 +137,8 @@ _INSPECT = """async () => {
     // code blocks whose lines do not fit the column (a scrollbar hides their ends)
     overflowingCode: [...document.querySelectorAll('article pre')]
         .filter(p => p.scrollWidth > p.clientWidth + 1)
-        .map(p => p.textContent.split(String.fromCharCode(10)).reduce((a, l) => l.length > a.length ? l : a, '').slice(0, 60)),
+        .map(p => p.textContent.split(String.fromCharCode(10))
+                   .reduce((a, l) => l.length > a.length ? l : a, '').slice(0, 60)),
     // inline code in a table drawn on more than one line: an identifier broken mid-word
     brokenCode: [...document.querySelectorAll('article table code')]
         .filter(c => c.getClientRects().length > 1).map(c => c.textContent.slice(0, 40)),
