@@ -11,7 +11,7 @@ this package.
 ``drawing``               ``svg``, and the font and colours every picture shares
 ``arrays``                ``draw_handles`` (ch. 1), ``draw_executor`` (ch. 4), ``draw_group`` (ch. 7)
 ``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6), ``draw_dtypes`` (ch. 13)
-``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10 and 11
+``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10, 11 and 14
 ``performance``           ``memory_table``, ``draw_memory_timeline``, ``trace_spans``, ``draw_step_timeline`` (ch. 13)
 ``buckets``               ``draw_buckets`` (ch. 14)
 ``records``               ``draw_record``, ``parse_record``: one record of a RecordIO file (ch. 9)
@@ -26,7 +26,7 @@ this package.
 from .arrays import draw_executor, draw_group, draw_handles
 from .buckets import draw_buckets
 from .diagrams import (data_and_model_parallelism, distributed_job, fit_flowchart, in_place_vs_rebinding,
-                       kvstore_round, module_parameter_copies, module_states)
+                       kvstore_round, module_parameter_copies, module_states, unrolled_steps)
 from .drawing import svg
 from .graphs import draw_dtypes, draw_placement, draw_plan, draw_shapes
 from .performance import (draw_memory_timeline, draw_step_timeline, executor_share, last_step,

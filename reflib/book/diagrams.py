@@ -1,7 +1,8 @@
 """The book's fixed illustrations: updating a bound weight in place or rebinding its name
 (chapter 5), data against model parallelism (chapter 6), Module's
 states and where its parameters live (chapter 8), BaseModule.fit's call sequence
-(chapter 9), one KVStore round (chapter 10), a distributed job's key parts (chapter 11).
+(chapter 9), one KVStore round (chapter 10), a distributed job's key parts (chapter 11), an
+unrolled recurrent cell in outline (chapter 14).
 
 They draw what reflib's code does, not live objects; each chapter shows the code they
 summarise next to them.
@@ -193,4 +194,24 @@ def distributed_job(parts, workers=2, servers=2):
         for w in range(workers):
             dot.edge('w%d' % w, 's%d' % s, label='push / pull' if w == s == 0 else '', dir='both',
                      color='#777777')
+    return dot
+
+
+def unrolled_steps(steps=3):
+    """A recurrent cell unrolled over ``steps`` steps, in outline: one box per copy of the
+    step, the states ``h`` and ``c`` passed from each copy to the next, every copy reading
+    its own slice of the data and the same four parameters."""
+    dot = digraph(rankdir='LR', nodesep='0.35', ranksep='0.5', node=_BOX, edge={'color': '#666666'})
+    dot.node('begin', 'begin states\n(zeros)', shape='plaintext')
+    dot.node('weights', 'i2h, h2h\nweights and biases', fillcolor='#dbe7f6')
+    previous = 'begin'
+    for t in range(steps):
+        dot.node('x%d' % t, 'data[:, %d]' % t, shape='plaintext', fontname='Courier')
+        dot.node('s%d' % t, 'step %d\n14 operators' % t, fillcolor='#fdd9a8')
+        dot.node('h%d' % t, 'h%d' % t, shape='plaintext', fontname='Courier')
+        dot.edge('x%d' % t, 's%d' % t)
+        dot.edge(previous, 's%d' % t, label='h, c', fontname='Courier', penwidth='2')
+        dot.edge('weights', 's%d' % t, style='dashed', color=WEIGHT_BLUE)
+        dot.edge('s%d' % t, 'h%d' % t)
+        previous = 's%d' % t
     return dot
