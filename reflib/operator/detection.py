@@ -561,16 +561,13 @@ class DeformableConvolution(Operator):
             out += inputs[3].reshape(1, -1, 1, 1)
         return [out]
 
-    def backward(self, p, env, out_grads, inputs, outputs, aux):
-        xp, data, offset, weight = env.xp, inputs[0], inputs[1], inputs[2]
+    def _sampling_grads(self, p, xp, data, offset, d_cols):
+        """The gradients of data and offset from the gradient of the sampled columns
+        ``d_cols`` (n, groups, channels per group, taps, positions): each tap's bilinear
+        corners scatter it back into the pixels they read, and the corners' weights give
+        its derivative with respect to the tap's row and column offsets."""
         n_batch, channels, height, width = data.shape
-        g, groups, taps = p.num_group, p.num_deformable_group, p.kernel[0] * p.kernel[1]
-        grad = out_grads[0].reshape(n_batch, g, p.num_filter // g, -1)
-        kernels = weight.reshape(g, p.num_filter // g, -1)
-        cols = self._columns(p, xp, data, offset).reshape(n_batch, g, kernels.shape[2], -1)
-        d_weight = xp.matmul(grad, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight.shape)
-        d_cols = xp.matmul(kernels.transpose(0, 2, 1)[None], grad)
-        d_cols = d_cols.reshape(n_batch, groups, channels // groups, taps, -1)
+        groups, taps = p.num_deformable_group, p.kernel[0] * p.kernel[1]
         planes = data.reshape(n_batch, groups, channels // groups, -1)
         d_planes = xp.zeros(planes.shape, dtype=data.dtype)
         d_offset = xp.zeros((n_batch, groups, taps, 2, d_cols.shape[-1]), dtype=data.dtype)
@@ -584,7 +581,20 @@ class DeformableConvolution(Operator):
                 scatter_add(xp, d_planes.reshape(-1), (start + full).reshape(-1), (weight_c * d_col).reshape(-1))
                 d_offset[:, :, k, 0] += (d_row * values * d_col).sum(axis=2)
                 d_offset[:, :, k, 1] += (d_col_w * values * d_col).sum(axis=2)
-        grads = [d_planes.reshape(data.shape), d_offset.reshape(offset.shape), d_weight]
+        return d_planes.reshape(data.shape), d_offset.reshape(offset.shape)
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, data, offset, weight = env.xp, inputs[0], inputs[1], inputs[2]
+        n_batch, channels = data.shape[:2]
+        g, groups, taps = p.num_group, p.num_deformable_group, p.kernel[0] * p.kernel[1]
+        grad = out_grads[0].reshape(n_batch, g, p.num_filter // g, -1)
+        kernels = weight.reshape(g, p.num_filter // g, -1)
+        cols = self._columns(p, xp, data, offset).reshape(n_batch, g, kernels.shape[2], -1)
+        d_weight = xp.matmul(grad, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(weight.shape)
+        d_cols = xp.matmul(kernels.transpose(0, 2, 1)[None], grad)
+        d_cols = d_cols.reshape(n_batch, groups, channels // groups, taps, -1)
+        d_data, d_offset = self._sampling_grads(p, xp, data, offset, d_cols)
+        grads = [d_data, d_offset, d_weight]
         if not p.no_bias:
             grads.append(out_grads[0].sum(axis=(0, 2, 3)))
         return grads
@@ -911,7 +921,7 @@ class ModulatedDeformableConvolution(DeformableConvolution):
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, offset, mask, weight = env.xp, inputs[0], inputs[1], inputs[2], inputs[3]
-        n_batch, channels, height, width = data.shape
+        n_batch = data.shape[0]
         g, groups, taps = p.num_group, p.num_deformable_group, p.kernel[0] * p.kernel[1]
         grad = out_grads[0].reshape(n_batch, g, p.num_filter // g, -1)
         kernels = weight.reshape(g, p.num_filter // g, -1)
@@ -922,20 +932,8 @@ class ModulatedDeformableConvolution(DeformableConvolution):
         d_cols = xp.matmul(kernels.transpose(0, 2, 1)[None], grad).reshape(samples.shape)
         d_mask = (d_cols * samples).sum(axis=2).reshape(mask.shape)
         # past the mask, the columns' gradient is the v1 one scaled by each tap's mask
-        d_cols = d_cols * masks
-        planes = data.reshape(n_batch, groups, channels // groups, -1)
-        d_planes = xp.zeros(planes.shape, dtype=data.dtype)
-        d_offset = xp.zeros((n_batch, groups, taps, 2, d_cols.shape[-1]), dtype=data.dtype)
-        start = xp.arange(n_batch * channels).reshape(n_batch, groups, -1, 1) * (height * width)
-        for k, corners in self._taps(p, xp, data, offset):
-            d_col = d_cols[:, :, :, k]
-            for index, weight_c, d_row, d_col_w in corners:
-                full = xp.broadcast_to(index, planes.shape[:3] + index.shape[3:])
-                values = xp.take_along_axis(planes, full, axis=3)
-                scatter_add(xp, d_planes.reshape(-1), (start + full).reshape(-1), (weight_c * d_col).reshape(-1))
-                d_offset[:, :, k, 0] += (d_row * values * d_col).sum(axis=2)
-                d_offset[:, :, k, 1] += (d_col_w * values * d_col).sum(axis=2)
-        grads = [d_planes.reshape(data.shape), d_offset.reshape(offset.shape), d_mask, d_weight]
+        d_data, d_offset = self._sampling_grads(p, xp, data, offset, d_cols * masks)
+        grads = [d_data, d_offset, d_mask, d_weight]
         if not p.no_bias:
             grads.append(out_grads[0].sum(axis=(0, 2, 3)))
         return grads
