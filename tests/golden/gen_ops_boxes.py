@@ -13,7 +13,6 @@ descriptions plus ``errors`` (shapes and parameters MXNet refuses).
 
 import json
 import os
-import warnings
 
 import numpy as np
 import mxnet as mx
@@ -25,11 +24,6 @@ OUT = os.path.join(HERE, 'ops_boxes.npz')
 
 SHORT = ('box_nms', 'box_iou', 'bipartite_matching', 'box_encode', 'box_decode', 'MultiBoxPrior',
          'MultiBoxTarget', 'MultiBoxDetection', 'gradientmultiplier', 'ModulatedDeformableConvolution')
-# the cases name each operator by its registry name; MXNet's front end keeps these only as
-# mx.sym.contrib.<short name>
-for _short in SHORT:
-    setattr(mx.sym._internal, '_contrib_' + _short, getattr(mx.sym.contrib, _short))
-mx.sym._internal._contrib_box_non_maximum_suppression = mx.sym.contrib.box_non_maximum_suppression
 
 NO_GRAD = {'grad': False}
 RNG = np.random.RandomState(7)
@@ -160,27 +154,10 @@ ERRORS = [
 ]
 
 
-def record_errors(meta):
-    table = []
-    for name, params, shapes in ERRORS:
-        variables = [mx.sym.Variable('in%d' % j) for j in range(len(shapes))]
-        try:
-            sym = op_cases.sym_function(mx, name)(*variables, name='node', **params)
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                sym.infer_shape(**{'in%d' % j: s for j, s in enumerate(shapes)})
-        except mx.base.MXNetError as err:
-            table.append({'op': name, 'params': params, 'shapes': [list(s) for s in shapes],
-                          'mxnet': str(err).split('\n')[0][:200]})
-            continue
-        raise AssertionError('MXNet accepts %s %s %s' % (name, params, shapes))
-    meta['errors'] = table
-
-
 def main():
     arrays, meta = {}, {}
     op_cases.record_cases(mx, CASES, arrays, meta)
-    record_errors(meta)
+    op_cases.record_errors(mx, ERRORS, meta)
     arrays['meta'] = np.array(json.dumps(meta))
     np.savez_compressed(OUT, **arrays)
     print('wrote %s: %d cases, %d KB' % (OUT, len(CASES), os.path.getsize(OUT) // 1024))

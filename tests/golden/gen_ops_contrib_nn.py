@@ -22,7 +22,6 @@ It writes tests/golden/ops_contrib_nn.npz holding
 
 import json
 import os
-import warnings
 
 import numpy as np
 import mxnet as mx
@@ -154,24 +153,6 @@ ERRORS = [
 ]
 
 
-def record_errors(meta):
-    table = []
-    for name, params, shapes in ERRORS:
-        variables = [mx.sym.Variable('in%d' % j) for j in range(len(shapes))]
-        op = '_contrib_' + name.split('.')[1]
-        try:
-            sym = op_cases.sym_function(mx, name)(*variables, name='node', **params)
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                sym.infer_shape(**{'in%d' % j: s for j, s in enumerate(shapes)})
-        except mx.base.MXNetError as err:
-            table.append({'op': op, 'params': params, 'shapes': [list(s) for s in shapes],
-                          'mxnet': str(err).split('\n')[0][:200]})
-            continue
-        raise AssertionError('MXNet accepts %s %s %s' % (name, params, shapes))
-    meta['errors'] = table
-
-
 def main():
     arrays, meta = {}, {}
     op_cases.record_cases(mx, CASES, arrays, meta)
@@ -179,7 +160,7 @@ def main():
     for case in meta['cases']:
         # reflib knows these by their registered names only (mx.nd.contrib.X is _contrib_X)
         case['alias'] = case['op']
-    record_errors(meta)
+    op_cases.record_errors(mx, ERRORS, meta, op_name=lambda name: '_contrib_' + name.split('.')[1])
     arrays['meta'] = np.array(json.dumps(meta))
     np.savez_compressed(OUT, **arrays)
     print('wrote %s: %d cases, %d KB' % (OUT, len(meta['cases']), os.path.getsize(OUT) // 1024))

@@ -123,9 +123,32 @@ def sym_function(mx, name):
     if '.' in name:
         space, short = name.split('.')
         return getattr(getattr(mx.sym, space), short)
+    if not hasattr(mx.sym, name) and name.startswith('_contrib_') and not hasattr(mx.sym._internal, name):
+        # MXNet's front end keeps the contrib operators as mx.sym.contrib.<short name> only
+        return getattr(mx.sym.contrib, name[len('_contrib_'):])
     if not hasattr(mx.sym, name) and name.startswith('_'):
         return getattr(mx.sym._internal, name)
     return getattr(mx.sym, name)
+
+
+def record_errors(mx, errors, meta, op_name=lambda name: name):
+    """``meta['errors']``: for each ``(name, params, shapes)`` MXNet refuses at shape inference,
+    the operator (``op_name(name)``), the parameters, the shapes and MXNet's first line."""
+    import warnings
+    table = []
+    for name, params, shapes in errors:
+        variables = [mx.sym.Variable('in%d' % j) for j in range(len(shapes))]
+        try:
+            sym = sym_function(mx, name)(*variables, name='node', **params)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                sym.infer_shape(**{'in%d' % j: s for j, s in enumerate(shapes)})
+        except mx.base.MXNetError as err:
+            table.append({'op': op_name(name), 'params': params, 'shapes': [list(s) for s in shapes],
+                          'mxnet': str(err).split('\n')[0][:200]})
+            continue
+        raise AssertionError('MXNet accepts %s %s %s' % (name, params, shapes))
+    meta['errors'] = table
 
 
 def strip(names, prefix='node_'):
