@@ -307,3 +307,15 @@ def test_a_mixed_or_damaged_checkpoint_set_loads_whole_or_raises_mxnet_error(edi
         current = {name: _read(os.path.join(folder, name), 'rb') for name in CHECKPOINT_FILES[1:3]}
         assert current in ({n: newest[n] for n in current}, {n: first[n] for n in current}), \
             'a mixed set loaded after %s' % (edits,)
+
+
+def test_a_sparse_array_whose_index_is_a_scalar_is_refused_by_name():
+    """Found by the fuzzer above: a damaged .nd file whose row_sparse indices read as a 0-d
+    array raised numpy's TypeError from check_format."""
+    from reflib.ndarray.sparse import CSRNDArray, RowSparseNDArray
+    rows = RowSparseNDArray(np.zeros((0, 2), np.float32), [np.array(3)], (4, 2), mx.cpu())
+    with pytest.raises(MXNetError, match='row indices must be 1-d, got shape'):
+        rows.check_format()
+    csr = CSRNDArray(np.zeros(0, np.float32), [np.array(0), np.zeros(0, np.int64)], (1, 2), mx.cpu())
+    with pytest.raises(MXNetError, match='indptr must be 1-d, got shape'):
+        csr.check_format()

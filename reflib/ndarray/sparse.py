@@ -357,6 +357,10 @@ class CSRNDArray(BaseSparseNDArray):
         """Raise MXNetError if the components do not form a valid CSR matrix."""
         indptr, indices = to_numpy(self._aux[0]), to_numpy(self._aux[1])
         rows, cols = self._shape
+        flat = [(name, a.shape) for name, a in (('indptr', indptr), ('indices', indices), ('data', self._data))
+                if a.ndim != 1]
+        if flat:        # (a damaged file can give a scalar where a component belongs)
+            raise MXNetError('CSRNDArray.check_format: %s must be 1-d, got shape %s' % flat[0])
         problems = []
         if len(indptr) != rows + 1 or indptr[0] != 0 or indptr[-1] != len(indices) or len(self._data) != len(indices):
             problems.append('indptr must start at 0, have rows + 1 = %d entries and end at nnz = %d'
@@ -395,6 +399,9 @@ class RowSparseNDArray(BaseSparseNDArray):
     def check_format(self, full_check=True):
         """Raise MXNetError if the components do not form a valid row_sparse array."""
         rows = to_numpy(self._aux[0])
+        if rows.ndim != 1:      # (a damaged file can give a scalar where the row numbers belong)
+            raise MXNetError('RowSparseNDArray.check_format: the row indices must be 1-d, got shape %s'
+                             % (rows.shape,))
         if self._data.shape != (len(rows),) + self._shape[1:]:
             raise MXNetError('RowSparseNDArray.check_format: data of shape %s for %d rows of %s'
                              % (tuple(self._data.shape), len(rows), self._shape))
