@@ -209,13 +209,14 @@ def _windows(xp, n_in, n_out):
 
 
 def _averaging_matrix(xp, n_in, n_out, dtype):
-    """(n_out, n_in): row o is 1/size over the window of output cell o."""
-    index, inside, size = _windows(xp, n_in, n_out)
-    matrix = xp.zeros((n_out, n_in), dtype=dtype)
-    rows = xp.broadcast_to(xp.arange(n_out)[:, None], index.shape)
-    weights = xp.where(inside, xp.ones(index.shape, dtype=dtype) / size[:, None].astype(dtype), 0)
-    matrix[rows[inside], index[inside]] = weights[inside]    # a window's indices are distinct
-    return matrix
+    """(n_out, n_in): row o is 1/size over the window of output cell o.  Compared, not
+    scattered: a scatter through a boolean mask would make a GPU wait for its count."""
+    cells = xp.arange(n_out, dtype=np.int64)[:, None]
+    start = (cells * n_in) // n_out
+    end = -((-(cells + 1) * n_in) // n_out)
+    columns = xp.arange(n_in, dtype=np.int64)[None, :]
+    inside = (columns >= start) & (columns < end)
+    return inside.astype(dtype) / (end - start).astype(dtype)
 
 
 def _output_size(op, output_size):

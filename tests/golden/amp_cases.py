@@ -147,10 +147,10 @@ def _convert_model(mx, amp, build, shapes, **kwargs):
     def forward():
         # MXNet 1.9.1 refuses float16 FullyConnected/Convolution on the CPU ("only supported by
         # CuDNN"): there this is 'error', and reflib's numbers are held to the float32 ones
-        exe = new_sym.bind(mx.cpu(), args=bound, aux_states=dict(new_aux), grad_req='null')
+        exe = new_sym.bind(mx.current_context(), args=bound, aux_states=dict(new_aux), grad_req='null')
         outs = exe.forward(is_train=False)
         return {'dtypes': [np.dtype(o.dtype).name for o in outs], 'values': [_v(o) for o in outs]}
-    ref = sym.bind(mx.cpu(), args=dict(args, **data), aux_states=dict(aux), grad_req='null').forward(is_train=False)
+    ref = sym.bind(mx.current_context(), args=dict(args, **data), aux_states=dict(aux), grad_req='null').forward(is_train=False)
     return {'arg_dtypes': {k: np.dtype(v.dtype).name for k, v in sorted(new_args.items())},
             'aux_dtypes': {k: np.dtype(v.dtype).name for k, v in sorted(new_aux.items())},
             'outputs': _try(forward),
@@ -172,7 +172,7 @@ def _hybrid_block(mx, amp, **kwargs):
     net.hybridize()
     x = mx.nd.array(rng.uniform(-1, 1, (4, 5)))
     y32 = net(x)
-    conv = amp.convert_hybrid_block(net, ctx=mx.cpu(), **kwargs)
+    conv = amp.convert_hybrid_block(net, ctx=mx.current_context(), **kwargs)
 
     def forward():      # float16 Dense on the CPU: 'error' in MXNet 1.9.1 (see _convert_model)
         y = conv(x)
@@ -186,9 +186,9 @@ def _loss_scaler(mx, amp):
     scaler = amp.loss_scaler.LossScaler()
     scaler._scale_seq_len = 3                       # MXNet's 2000 clean steps, shortened
     p = mx.gluon.Parameter('w', shape=(3,))
-    p.initialize(ctx=mx.cpu())
+    p.initialize(ctx=mx.current_context())
     q = mx.gluon.Parameter('v', shape=(2,), grad_req='null')
-    q.initialize(ctx=mx.cpu())
+    q.initialize(ctx=mx.current_context())
     pattern = [0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 2, 0, 0, 0]   # 1: inf in the gradient, 2: NaN
     out = []
     for kind in pattern:
@@ -240,7 +240,7 @@ def _train(mx, amp):
     float32 throughout: MXNet has no float16 Dense on the CPU); step 2's loss is huge, so its
     scaled gradient overflows: that update is skipped and the scale halved."""
     w = mx.gluon.Parameter('w', shape=(1, 3))
-    w.initialize(ctx=mx.cpu())
+    w.initialize(ctx=mx.current_context())
     w.set_data(mx.nd.array([[0.1, -0.2, 0.3]]))
     trainer = mx.gluon.Trainer([w], 'sgd', {'learning_rate': 0.01})
     amp.init_trainer(trainer)
@@ -285,7 +285,7 @@ def run_init(mx, amp):
     net = mx.sym.elemwise_add(net, mx.sym.FullyConnected(data, num_hidden=4, name='fc2'), name='add')
     net = mx.sym.SoftmaxOutput(mx.sym.exp(net, name='ex'), name='out')
     out['sym_graph'] = _graph(net)
-    ex = net.simple_bind(mx.cpu(), data=(2, 3))
+    ex = net.simple_bind(mx.current_context(), data=(2, 3))
     arg_types, out_types, _ = net.infer_type_partial(data='float32')
     out['sym_types'] = [None if t is None else np.dtype(t).name for t in arg_types + out_types]
     out['sym_outputs'] = [list(o.shape) for o in ex.outputs]
