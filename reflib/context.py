@@ -62,7 +62,6 @@ class Context:
                                % (device_type, sorted(self.devstr2type)))
         self.device_type = device_type
         self.device_id = int(device_id)
-        self._old_ctx = None
 
     @property
     def device_typeid(self):
@@ -124,7 +123,12 @@ def _ctx_stack():
 def current_context():
     """The context of the innermost ``with ctx:`` block, ``cpu(0)`` outside any."""
     stack = _ctx_stack()
-    return stack[-1] if stack else Context('cpu', 0)
+    return stack[-1] if stack else _CPU0
+
+
+# a Context is never changed after it is made, so the default one is made once: every
+# NDArray made outside a ``with ctx:`` block asks for it
+_CPU0 = Context('cpu', 0)
 
 
 def cpu(device_id=0):

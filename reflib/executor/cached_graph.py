@@ -14,7 +14,10 @@ type inference, the memory plan), with
 
 Inside ``record()`` one call is one node on the autograd tape (reflib/ndarray/tape.py).
 Its backward is the executor's backward; the tape then writes the gradients into the
-parameters' ``.grad`` (or passes them on to the operators that made the inputs).  Between a
+parameters' ``.grad`` (or passes them on to the operators that made the inputs).  Where an
+input's ``.grad`` is written (``grad_req='write'``), one executor at a time is bound with that
+very ``.grad`` as its gradient array, so the gradient is computed in place, not copied
+there (see ``_claim``).  Between a
 call's forward and its backward the executor holds that call's intermediate values, so a
 second call with the same signature before the first one's backward (a block applied twice
 in one step) takes another executor from the pool; an executor goes back to the pool when
@@ -22,6 +25,7 @@ its call's backward is done (or the call's outputs are dropped).
 """
 
 import threading
+import weakref
 
 from .. import ndarray as nd
 from ..symbol.symbol import Group, invoke
@@ -33,12 +37,45 @@ __all__ = ['CachedGraph', 'CachedOp']
 
 
 class _Runner:
-    """One bound executor and whether a recorded call still needs its values."""
-    __slots__ = ('executor', 'busy')
+    """One bound executor, whether a recorded call still needs its values, and the arguments
+    whose gradient array is the variable's own ``.grad``."""
+    __slots__ = ('executor', 'busy', 'in_place', '__weakref__')
 
-    def __init__(self, executor):
+    def __init__(self, executor, in_place):
         self.executor = executor
         self.busy = False
+        self.in_place = in_place
+
+
+# id of a variable's .grad (NDArray) -> (a weak reference to that array, one to the runner
+# whose executor has it as a gradient array).  One writer per array: were two executors bound
+# to the same .grad (a block applied twice in one step), the second backward would overwrite
+# the first one's gradient before the tape sums the two.  (Keyed by id: NDArray's == is
+# elementwise, so it cannot be a dictionary key itself.)
+_WRITERS = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+def _claim(grad, runner):
+    """Make ``runner`` the one writer of ``grad``; False where a live runner is already."""
+    with _WRITERS_LOCK:
+        array, owner = _WRITERS.get(id(grad), (None, None))
+        if array is not None and array() is grad and owner() is not None:
+            return False
+        for key in [key for key, (a, o) in _WRITERS.items() if a() is None or o() is None]:
+            del _WRITERS[key]           # (forget the arrays and runners that are gone)
+        _WRITERS[id(grad)] = (weakref.ref(grad), weakref.ref(runner))
+        return True
+
+
+def _writes_in_place(source, arr):
+    """Whether a gradient for ``arr`` can be computed straight into its variable's ``.grad``:
+    written (not added), dense, and of the same shape, dtype and device."""
+    if not isinstance(source, tape.Variable) or source.req != 'write':
+        return False
+    grad = source.grad
+    return (grad.stype == 'default' and grad._data.shape == arr._data.shape
+            and grad._data.dtype == arr._data.dtype and grad._ctx == arr._ctx)
 
 
 class _GraphCall:
@@ -50,14 +87,24 @@ class _GraphCall:
 
     def backward(self, p, env, out_grads, ins, outs, aux):
         exe = self.runner.executor
+        in_place = self.runner.in_place
+        kept = None
+        if in_place and not tape.storing_grads():
+            # autograd.grad leaves .grad as it was: keep what the executor overwrites there
+            kept = {k: exe._grads[k]._data.copy() for k in in_place}
         exe.backward([NDArray(g, self.ctx) for g in out_grads])
         # the executor's own gradient arrays, not copies: the tape is done with them before
         # this executor can run again (it stays busy until the backward pass has finished),
         # and it copies what it keeps (.grad, autograd.grad's results).  A row_sparse one --
         # Embedding(sparse_grad=True) -- goes as its dense values; the parameter's
         # row_sparse .grad keeps the rows
-        return [None if req == 'null' else (g._data if g.stype == 'default' else g._dense_data())
-                for g, req in zip(exe._grads, exe._grad_req)]
+        grads = [None if req == 'null' else (g._data if g.stype == 'default' else g._dense_data())
+                 for g, req in zip(exe._grads, exe._grad_req)]
+        if kept is not None:
+            for k, old in kept.items():
+                grads[k] = grads[k].copy()
+                exe._grads[k]._data[...] = old
+        return grads
 
     def release(self):
         """The tape is done with this call: its executor may serve another."""
@@ -96,6 +143,7 @@ class CachedGraph:
         self._arg_names = symbol.list_arguments()
         self._aux_names = symbol.list_auxiliary_states()
         self._args = [source[n] for n in self._arg_names]
+        self._data_args = [(k, i) for k, (is_data, i) in enumerate(self._args) if is_data]
         self._aux = [source[n] for n in self._aux_names]
         self._pools = {}            # signature -> (ids of the parameter arrays bound, [_Runner])
         self._hook = None           # register_op_hook's (callback, monitor_all)
@@ -139,17 +187,22 @@ class CachedGraph:
         ctx = current_context()
         args = [data[i] if is_data else i.data(ctx) for is_data, i in self._args]
         aux = [data[i] if is_data else i.data(ctx) for is_data, i in self._aux]
-        recording = tape.is_recording()
-        wants = tuple(recording and tape.wants_grad(a) for a in args)
-        signature = (ctx, tuple(a.shape for a in data), tuple(a.dtype for a in data), wants)
-        runner = self._runner(signature, args, aux, ctx)     # now this call's alone
+        if tape.is_recording():
+            sources = tape.sources_of(args)
+            wants = tuple(s is not None for s in sources)
+            # the .grad arrays that may serve as gradient arrays: a signature of their own
+            writes = tuple(id(s.grad) if _writes_in_place(s, a) else None for s, a in zip(sources, args))
+        else:
+            sources, wants, writes = None, (False,) * len(args), None
+        signature = (ctx, tuple(a._data.shape for a in data), tuple(a._data.dtype for a in data), wants, writes)
+        runner = self._runner(signature, args, aux, ctx, sources)     # now this call's alone
         recorded = False
         try:
             exe = runner.executor
             with ctx.device_scope():
-                for k, (is_data, i) in enumerate(self._args):
-                    if is_data:      # (raw: a copy into the executor's own input, allowed while recording)
-                        exe.arg_arrays[k]._data[...] = data[i]._data
+                for k, i in self._data_args:
+                    # (raw: a copy into the executor's own input, allowed while recording)
+                    exe.arg_arrays[k]._data[...] = data[i]._data
                 if self._hook is not None:
                     exe.set_monitor_callback(self._monitor(), self._hook[1])
                 exe.forward(is_train=tape.is_training())
@@ -160,13 +213,13 @@ class CachedGraph:
             if any(wants):
                 # the tape's node holds the runner (and its values) until backward is done
                 recorded = tape.record_call(_GraphCall(runner, ctx), None, ctx, args + aux, len(args), raw,
-                                            results) is not None
+                                            results, sources=sources) is not None
         finally:
             if not recorded:
                 runner.busy = False
         return results
 
-    def _runner(self, signature, args, aux, ctx):
+    def _runner(self, signature, args, aux, ctx, sources):
         """A free executor for ``signature``, marked busy: two threads (a DataLoader's workers
         running a hybridized transform) never share one."""
         # auxiliary states are bound by reference, whoever passes them (mx.nd.CachedOp's caller)
@@ -181,21 +234,31 @@ class CachedGraph:
                 if not runner.busy:
                     runner.busy = True
                     return runner
-        runner = _Runner(self._bind(signature[3], args, aux, ctx))
+        runner = self._bind(signature[3], args, aux, ctx, sources)
         runner.busy = True
         with self._lock:
             runners.append(runner)
         return runner
 
-    def _bind(self, wants, args, aux, ctx):
+    def _bind(self, wants, args, aux, ctx, sources):
+        """A new runner: the symbol bound for these arguments, gradient arrays where wanted --
+        the variable's own ``.grad`` where it is written and no other runner writes it."""
+        runner = _Runner(None, [])
         arrays, grads, reqs = [], [], []
-        for (is_data, source), arr, want in zip(self._args, args, wants):
+        for k, ((is_data, source), arr, want) in enumerate(zip(self._args, args, wants)):
             arrays.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype) if is_data else arr)
-            stype = 'default' if is_data else source._grad_stype      # a parameter's own gradient storage
-            grads.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=stype) if want else None)
+            grad = None
+            if want and _writes_in_place(sources[k], arr) and _claim(sources[k].grad, runner):
+                grad = sources[k].grad
+                runner.in_place.append(k)
+            elif want:
+                stype = 'default' if is_data else source._grad_stype      # a parameter's own gradient storage
+                grad = nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=stype)
+            grads.append(grad)
             reqs.append('write' if want else 'null')
-        return self.symbol.bind(ctx, arrays, args_grad=grads if any(wants) else None,
-                                grad_req=dict(zip(self._arg_names, reqs)), aux_states=list(aux))
+        runner.executor = self.symbol.bind(ctx, arrays, args_grad=grads if any(wants) else None,
+                                           grad_req=dict(zip(self._arg_names, reqs)), aux_states=list(aux))
+        return runner
 
 
 class CachedOp:

@@ -599,8 +599,9 @@ class Executor:
         for back, (step, arrays) in enumerate(zip(reversed(plan.steps), reversed(self._step_arrays))):
             if not step.needs_grad:
                 continue
-            loss = step.op.loss_head(step.params)
-            if not loss and all(s not in grads and s not in sparse for s in step.visible):
+            loss = step.is_loss
+            if not loss and not any(s in grads for s in step.visible) and not (
+                    sparse and any(s in sparse for s in step.visible)):
                 continue
             ogs = [head_of(s) for s in step.out_slots]
             if not loss:

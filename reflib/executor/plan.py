@@ -26,7 +26,7 @@ class Step:
     see Executor._allocate)."""
     __slots__ = ('node', 'op', 'params', 'ctx', 'in_slots', 'aux_slots', 'out_slots',
                  'moves', 'needs_grad', 'wants', 'nvis', 'on_gpu', 'grad_to',
-                 'bwd_ins', 'bwd_outs', 'visible', '_fixed')
+                 'bwd_ins', 'bwd_outs', 'visible', 'is_loss', '_fixed')
 
     def __init__(self, node, ctx, in_slots, aux_slots, out_slots):
         self.node, self.op, self.params, self.ctx = node, node.op, node.params, ctx
@@ -37,6 +37,7 @@ class Step:
         self.nvis = node.num_visible_outputs()
         self.visible = out_slots[:self.nvis]   # the outputs a user sees (and sends gradients to)
         self.on_gpu = ctx.device_type == 'gpu'   # needs a device scope around its calls
+        self.is_loss = node.op.loss_head(node.params)   # makes its own head gradient
         self.grad_to = []        # (input position, slot, context to move to or None): gradients to keep
         self.bwd_ins = self.bwd_outs = ()   # positions of the inputs / outputs backward reads
 

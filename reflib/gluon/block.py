@@ -486,6 +486,15 @@ class HybridBlock(Block):
 
     # ------------------------------------------------------------- running
     def forward(self, x, *args):
+        if self._active and type(x) is NDArray and all(type(a) is NDArray for a in args):
+            # the common hybridized call, NDArrays only: the checks below, made in one pass
+            ctx = x._ctx
+            if any(a._ctx != ctx for a in args):
+                contexts = _kinds([x] + list(args))[2]
+                raise GluonValueError('Find multiple contexts in the input, After hybridized, the HybridBlock only '
+                                      'supports one input context. Find all contexts = %s' % contexts)
+            with ctx:
+                return self._call_cached_op(x, *args)
         has_symbol, has_ndarray, contexts = _kinds([x] + list(args))
         if has_symbol and has_ndarray:
             raise GluonValueError('In HybridBlock, we do not support mixed NDArrays and Symbols types for the '
@@ -540,22 +549,24 @@ class HybridBlock(Block):
     def _call_cached_op(self, *args):
         if self._cached_op is None:
             self._build_cache(*args)
-        flat, fmt = _flatten(args, 'input')
+        if all(type(a) is NDArray for a in args):     # plain arrays: flat already
+            flat, fmt = list(args), [0] * len(args)
+        else:
+            flat, fmt = _flatten(args, 'input')
         if fmt != self._in_format and not _same_but_defaults(fmt, self._in_format):
             raise GluonValueError('The argument structure of HybridBlock does not match the cached version. Stored '
                                   'format = %s, input format = %s' % (self._in_format, fmt))
         data = [a for a in flat if a is not None]
         self._cached_op.set_op_hook(self._callback, self._monitor_all)
         try:
-            for is_data, param in self._cached_op_args:
-                if not is_data:
-                    param.data()
+            # (the graph asks every parameter for its array before it runs anything)
+            out = self._cached_op(data)
         except DeferredInitializationError:
             self._deferred_infer_shape(*args)
             for is_data, param in self._cached_op_args:
                 if not is_data:
                     param._finish_deferred_init()
-        out = self._cached_op(data)
+            out = self._cached_op(data)
         return _regroup(out, self._out_format)
 
     def export(self, path, epoch=0, remove_amp_cast=True):

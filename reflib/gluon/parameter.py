@@ -269,6 +269,10 @@ class Parameter:
 
     def data(self, ctx=None):
         """The values on ``ctx`` (the only context when there is one)."""
+        arrays = self._data
+        if (arrays is not None and len(arrays) == 1 and self._stype == 'default'
+                and (ctx is None or self._ctx_list[0] == ctx)):
+            return arrays[0]            # one context, asked for: a hybridized call's every parameter
         if self._stype != 'default':
             raise MXNetError("Cannot return a copy of Parameter '%s' on ctx %s via data() because its storage "
                              "type is %s. Please use row_sparse_data() instead." % (self.name, ctx, self._stype))

@@ -136,7 +136,10 @@ class NDArray:
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None):
-        self._ctx = Context(ctx) if ctx is not None else current_context()
+        # a Context is never changed once made: one given is shared, not copied
+        if type(ctx) is not Context:
+            ctx = Context(ctx) if ctx is not None else current_context()
+        self._ctx = ctx
         self._data = data
 
     # ----------------------------------------------------------- properties

@@ -26,7 +26,7 @@ from ..operator.registry import OpEnv
 from ..operator.sparse_rows import SparseRows
 
 __all__ = ['is_recording', 'is_training', 'set_recording', 'set_training', 'record_call', 'check_writable',
-           'wants_grad',
+           'wants_grad', 'sources_of', 'storing_grads', 'Variable',
            'mark_variable', 'backward', 'Node']
 
 _state = threading.local()          # per thread, as MXNet's: recording, training
@@ -46,6 +46,12 @@ def is_recording():
 
 def is_training():
     return getattr(_state, 'training', False)
+
+
+def storing_grads():
+    """Whether the backward pass running now writes the variables' ``.grad`` (it does not
+    inside ``autograd.grad``, which returns the gradients instead)."""
+    return not getattr(_state, 'returning', False)
 
 
 def set_recording(flag):
@@ -115,12 +121,19 @@ def check_writable(array):
         raise MXNetError('%s' % IN_GRAPH)
 
 
-def record_call(op, p, ctx, inputs, nin, outs, results, attrs=None):
+def sources_of(arrays):
+    """Where a gradient for each of ``arrays`` would go (None: nowhere)."""
+    return [_source(a) for a in arrays]
+
+
+def record_call(op, p, ctx, inputs, nin, outs, results, attrs=None, sources=None):
     """Append the call that turned ``inputs`` (NDArrays; the first ``nin`` are inputs, the rest
     aux states) into ``outs`` (the operator's raw outputs, hidden ones too) to the tape, and
     tie the result NDArrays to it.  Nothing is recorded when no input needs a gradient.
-    ``attrs``: the parameters as given, for ``autograd.get_symbol``."""
-    sources = [_source(a) for a in inputs[:nin]]
+    ``attrs``: the parameters as given, for ``autograd.get_symbol``; ``sources``: the inputs'
+    :func:`sources_of`, where the caller has them already."""
+    if sources is None:
+        sources = [_source(a) for a in inputs[:nin]]
     if not any(s is not None for s in sources):
         return
     node = Node(op, p, attrs, ctx, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]], list(outs),
@@ -142,7 +155,11 @@ def mark_variable(array, grad, req):
 # ------------------------------------------------------------------ backward
 def backward(heads, head_grads, retain_graph, train_mode, variables=None):
     with _profiler.api_call('MXAutogradBackwardEx') if _profiler.ACTIVE else _profiler.QUIET:
-        return _backward(heads, head_grads, retain_graph, train_mode, variables)
+        previous, _state.returning = getattr(_state, 'returning', False), variables is not None
+        try:
+            return _backward(heads, head_grads, retain_graph, train_mode, variables)
+        finally:
+            _state.returning = previous
 
 
 def _backward(heads, head_grads, retain_graph, train_mode, variables):
@@ -190,6 +207,8 @@ def _backward(heads, head_grads, retain_graph, train_mode, variables):
 def _store(var, g):
     """Write (or add) the summed gradient into the variable's buffer, in the buffer's storage."""
     grad = var.grad
+    if g is grad._data and var.req == 'write':
+        return              # computed there already (a hybridized call's executor writes into it)
     with grad.context.device_scope():
         if grad.stype != 'default':               # a sparse buffer: its storage keeps the non-zeros
             total = g if var.req != 'add' else g + grad._dense_data()

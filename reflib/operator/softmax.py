@@ -148,13 +148,18 @@ class LogSoftmax(_SoftmaxBase):
     def forward(self, p, env, inputs, aux):
         xp, x = env.xp, inputs[0]
         axis = self._axis(p, x.ndim)
-        z = x / self._temperature(p, x)
+        # (x / 1 is x to the bit: a loss's log_softmax skips the division)
+        z = x if p.temperature in (None, 1.0) else x / self._temperature(p, x)
         shifted = z - z.max(axis=axis, keepdims=True)
-        y = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+        # shifted - log(sum(exp(shifted))), the difference written over shifted
+        y = xp.subtract(shifted, xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True)), out=shifted)
         return [y.astype(self._out_dtype(p, x), copy=False)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, x, y, g = env.xp, inputs[0], outputs[0], out_grads[0]
         axis = self._axis(p, x.ndim)
-        dx = (g - xp.exp(y) * g.sum(axis=axis, keepdims=True)) / self._temperature(p, y)
+        dx = xp.exp(y)
+        dx = xp.subtract(g, xp.multiply(dx, g.sum(axis=axis, keepdims=True), out=dx), out=dx)
+        if p.temperature not in (None, 1.0):
+            dx = dx / self._temperature(p, y)
         return [dx.astype(x.dtype, copy=False)]
