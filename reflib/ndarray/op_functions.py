@@ -15,6 +15,7 @@ from ..base import BindError, ComputeError, MXNetError, ShapeError, TypeInferErr
 from ..context import Context, current_context
 from .. import operator as _ops
 from ..operator.registry import OpEnv
+from ..operator.sparse_rows import SparseRows
 from . import tape
 from .ndarray import NDArray, check_out, move, use_operator_call
 from ..shapes import shape_is_known
@@ -29,6 +30,22 @@ SPARSE_FORMS = {}
 
 
 def invoke(op_name, *args, **kwargs):
+    """Run the operator ``op_name`` on NDArrays, as ``mx.nd.<op_name>(*args, **kwargs)`` does.
+
+    Positional arguments are the operator's inputs in order; keyword arguments are inputs by
+    name or the operator's parameters.  ``out=`` (an NDArray, or a list of them) receives the
+    results in place and is returned.  The output dtypes are those of MXNet's type inference,
+    sparse inputs use the operator's sparse form where it has one (else their dense values),
+    and while autograd records, the call goes on its tape.
+
+    Returns:
+        NDArray, or a list of NDArrays for an operator with several outputs; ``out`` when
+        given.
+
+    Raises:
+        BindError: missing, unknown or surplus inputs, or an input that is not an NDArray.
+        ShapeError, TypeInferError: inputs whose shapes or dtypes the operator refuses.
+    """
     profiling = _profiler.ACTIVE        # (the one test a call pays while the profiler is off)
     if profiling:
         called = _profiler.now_us()
@@ -50,13 +67,16 @@ def invoke(op_name, *args, **kwargs):
     for n, a in zip(names, inputs):
         if not isinstance(a, NDArray):
             raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
+    kept = {}                       # input position -> a sparse input as the operator takes it
     if any(type(a) is not NDArray and a.stype != 'default' for a in inputs):
         result = _sparse_call(op, p, inputs, out)
         if result is not NotImplemented:
             if profiling and _profiler.records('api'):
                 _profiler.span('MXNET_C_API', 'MXImperativeInvokeEx', called)
             return result
-        # MXNet's storage fallback: an operator with no sparse form runs on the dense arrays
+        # MXNet's storage fallback: an operator with no sparse form runs on the dense arrays;
+        # one that takes them as they are (a Python operator) gets them so, the tape the dense
+        kept = _kept_sparse(op, p, inputs)
         inputs = [_dense_form(a) if a.stype != 'default' else a for a in inputs]
     for n, a in zip(names, inputs):
         if not shape_is_known(a.shape):
@@ -78,7 +98,8 @@ def invoke(op_name, *args, **kwargs):
             if profiling:
                 began = _profiler.now_us()
             with ctx.device_scope():
-                outs = op.forward(p, env, [a._data for a in inputs[:nin]], [a._data for a in inputs[nin:]])
+                raws = [kept.get(k, a._data) for k, a in enumerate(inputs)]
+                outs = op.forward(p, env, raws[:nin], raws[nin:])
             if profiling:
                 _profiler.ran(op.name, began, ctx, outs)
         except ComputeError as err:     # raised at the next wait on the result, as MXNet's engine does
@@ -128,6 +149,16 @@ def _dense_form(array):
     if entry is not None:
         dense._entry = entry
     return dense
+
+
+def _kept_sparse(op, p, inputs):
+    """``{position: raw sparse value}`` for the sparse inputs an operator marked
+    ``imperative_sparse`` takes as they are (``sparse_inputs``): a csr_matrix or SparseRows."""
+    if not getattr(op, 'imperative_sparse', False):
+        return {}
+    takes = op.sparse_inputs(p)
+    return {k: a._matrix() if a.stype == 'csr' else SparseRows(a._aux[0], a._data, a.shape)
+            for k, a in enumerate(inputs) if a.stype in takes.get(k, ())}
 
 
 def _sparse_call(op, p, inputs, out):
@@ -205,6 +236,9 @@ def _context_of(value):
 
 
 def make_function(op_name):
+    """The Python function ``mx.nd.<op_name>``: it calls ``invoke(op_name, ...)``, and carries
+    the operator's name and the operator class's docstring.
+    """
     def fn(*args, **kwargs):
         return invoke(op_name, *args, **kwargs)
     fn.__name__ = op_name

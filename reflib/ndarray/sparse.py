@@ -35,6 +35,7 @@ from . import math_functions
 from .ndarray import CSR_FROM_SCIPY, STORAGE_CASTS, STORAGE_ZEROS, NDArray, move, to_numpy
 from .op_functions import SPARSE_FORMS, invoke, make_function
 from ..operator.registry import OpEnv
+from ..operator import custom as _custom_op
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'zeros',
            'zeros_like', 'empty', 'array', 'dot', 'retain', 'cast_storage', 'add', 'subtract', 'multiply', 'divide']
@@ -65,14 +66,20 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def shape(self):
+        """The dense shape the sparse array stands for, a tuple of ints."""
         return self._shape
 
     @property
     def ndim(self):
+        """The number of dimensions of the dense shape, ``len(shape)``."""
         return len(self._shape)
 
     @property
     def size(self):
+        """Not defined for a sparse array, as in MXNet: reading it raises NotImplementedError.
+        Use ``.data.size`` for the number of stored values, or the product of ``shape`` for the
+        dense element count.
+        """
         raise NotImplementedError('%s has no size of its own (as in MXNet): use .data.size for the '
                                   'stored values or prod(shape) for the dense count' % type(self).__name__)
 
@@ -115,6 +122,9 @@ class BaseSparseNDArray(NDArray):
                          'sparse form and default): go through tostype("default")' % (self.stype, stype))
 
     def astype(self, dtype, copy=True):
+        """The same sparse array with its stored values converted to ``dtype`` (the index arrays
+        are copied unchanged); with ``copy=False`` and the dtype already right, the array itself.
+        """
         if not copy and self._data.dtype == np.dtype(dtype):
             return self
         return type(self)(self._data.astype(dtype), [a.copy() for a in self._aux], self._shape, self._ctx)
@@ -124,6 +134,9 @@ class BaseSparseNDArray(NDArray):
         return type(self)(self._data, list(self._aux), self._shape, self._ctx)
 
     def copy(self):
+        """A new sparse array of the same storage type on the same context, with copies of the
+        stored values and of the index arrays.
+        """
         return type(self)(self._data.copy(), [a.copy() for a in self._aux], self._shape, self._ctx)
 
     def copyto(self, other):
@@ -1111,3 +1124,41 @@ _NAMESPACE_OPERATORS = (
 # (these shadow the builtins abs, round, slice and sum here: the code above says builtins.<name>)
 globals().update({_name: make_function(_name) for _name in _NAMESPACE_OPERATORS})
 __all__ += list(_NAMESPACE_OPERATORS) + ['adagrad_update']
+
+
+# ------------------------------------------------------------------- for Python operators
+# A Python operator (mx.operator.CustomOp) computes on NDArrays of the storage types its Prop
+# declares; the operator layer gets raw values (dense arrays, csr_matrix, SparseRows) and asks
+# these to turn them into such arrays and back
+def _custom_view(raw, stype, ctx):
+    """An NDArray of storage ``stype`` holding ``raw``'s values (dense: ``raw`` itself)."""
+    if getattr(raw, 'format', None) == 'csr':
+        matrix = raw
+        if stype == 'csr':
+            index = [matrix.indptr.astype(INDEX_DTYPE), matrix.indices.astype(INDEX_DTYPE)]
+            return CSRNDArray(matrix.data, index, matrix.shape, ctx)
+        dense = NDArray(matrix.toarray(), ctx)
+    elif hasattr(raw, 'rows') and hasattr(raw, 'values'):         # SparseRows
+        if stype == 'row_sparse':
+            return RowSparseNDArray(raw.values, [raw.rows.astype(INDEX_DTYPE)], raw.shape, ctx)
+        dense = NDArray(raw.dense(ctx.xp), ctx)
+    else:
+        dense = NDArray(raw, ctx)
+    return dense if stype == 'default' else cast_storage(dense, stype)
+
+
+def _custom_dense(array):
+    """The raw dense values of an NDArray of any storage."""
+    return array._dense_data() if isinstance(array, BaseSparseNDArray) else array._data
+
+
+def _custom_rows(array):
+    """A RowSparseNDArray's stored rows and their values, raw."""
+    return array._aux[0], array._data
+
+
+def _custom_zeros(stype, shape, ctx, dtype):
+    return zeros(stype, shape, ctx, dtype)
+
+
+_custom_op.use_storage(_custom_view, _custom_dense, _custom_rows, _custom_zeros)

@@ -20,6 +20,18 @@ Where things are created, as MXNet 1.9.1 creates them:
   on a context with those input shapes and dtypes; a bound executor keeps calling that same
   Op, so an Op may keep state between batches.  Each ``mx.nd.Custom`` call makes its own.
 
+Storage types, as MXNet 1.9.1 has them: a Prop that overrides ``infer_storage_type`` (and
+``infer_storage_type_backward``) gets its Op handed ``CSRNDArray``/``RowSparseNDArray`` objects
+wherever it declares 'csr'/'row_sparse' -- inputs, outputs and auxiliary states in forward; head
+gradients, inputs, outputs, input gradients and auxiliary states in backward -- whether the
+arrays come from a bound executor or from ``mx.nd.Custom`` (recorded by autograd or not).
+Outputs and input gradients start as zero arrays of the declared storage.  What goes back into
+the graph is dense (a row_sparse input gradient goes back as its rows), so the result of
+``mx.nd.Custom`` and an executor's outputs are dense NDArrays holding the same values.  The
+default rules allow dense arrays only: a sparse input to a Prop that keeps them is an error,
+as in MXNet.  A sparse auxiliary state is handed over read-only: what the Op writes into it
+is not kept.
+
 The user's code runs with autograd's recording paused (its NDArray calls are not part of the
 recorded graph: the operator's own backward is) and in training mode when forward was asked
 for training, as MXNet runs it.
@@ -31,6 +43,7 @@ from .. import profiler as _profiler
 from ..base import DTYPE_TO_FLAG, MXNetError, ParamError, ShapeError, TypeInferError
 from ..shapes import format_shape, merge_shape
 from .registry import REQUIRED, Operator, Param, Params, get as get_operator, register as _register_operator
+from .sparse_rows import SparseRows, is_csr_matrix
 
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'registered_custom_ops', 'use_arrays']
 
@@ -47,6 +60,14 @@ def use_arrays(array_class, set_recording, set_training):
     the user's Op gets; ``set_recording``/``set_training`` set autograd's flags and return the
     previous ones."""
     _FRONT_END.update(array=array_class, set_recording=set_recording, set_training=set_training)
+
+
+def use_storage(view, dense, rows, zeros):
+    """Called by the NDArray layer's sparse module: ``view(raw, stype, ctx)`` is an NDArray of
+    storage ``stype`` holding a raw value's numbers (a dense raw array itself where stype is
+    'default'), ``dense(array)`` an NDArray's raw dense values, ``rows(array)`` a
+    RowSparseNDArray's raw ``(rows, values)``, ``zeros(stype, shape, ctx, dtype)`` a zero array."""
+    _FRONT_END.update(view=view, dense=dense, rows=rows, zeros=zeros)
 
 
 class CustomOp:
@@ -115,8 +136,8 @@ class CustomOpProp:
                 [in_type[0]] * len(self.list_auxiliary_states()))
 
     def infer_storage_type(self, in_stype):
-        """Storage types of the inputs, outputs and auxiliary states: all ``'default'`` unless
-        overridden.  (reflib does not ask it yet: its Python operators see dense arrays.)"""
+        """``(inputs, outputs[, aux])`` storage types ('default', 'csr', 'row_sparse') from the
+        inputs' (``in_stype``): the default allows dense inputs only and makes everything dense."""
         for k, stype in enumerate(in_stype):
             if stype != 'default':
                 raise ValueError('%s.infer_storage_type: input %d is %r; a Prop that takes sparse inputs '
@@ -126,9 +147,18 @@ class CustomOpProp:
                 ['default'] * len(self.list_auxiliary_states()))
 
     def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype, aux_stype):
-        """Storage types of backward's arrays: all ``'default'`` unless overridden (not asked by
-        reflib yet, as infer_storage_type)."""
-        return tuple(['default'] * len(group) for group in (ograd_stype, in_stype, out_stype, igrad_stype, aux_stype))
+        """``(head gradients, inputs, outputs, input gradients, aux)`` storage types for backward,
+        from those forward found (``igrad_stype``: how the input gradients are stored, where
+        known).  The default allows dense head and input gradients only and makes every
+        array dense."""
+        for what, stypes in (('head gradient', ograd_stype), ('input gradient', igrad_stype)):
+            for k, stype in enumerate(stypes):
+                if stype not in ('default', 'undefined'):
+                    raise ValueError('%s.infer_storage_type_backward: %s %d is %r; a Prop with sparse '
+                                     'gradients overrides infer_storage_type_backward'
+                                     % (type(self).__name__, what, k, stype))
+        groups = (ograd_stype, in_stype, out_stype, igrad_stype, aux_stype)
+        return tuple(['default'] * len(group) for group in groups)
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         """The ids, among those given, of the values backward reads."""
@@ -267,6 +297,44 @@ def _three(result, p, method, counts):
     return parts
 
 
+_STYPES = ('default', 'row_sparse', 'csr')
+
+
+def _stype_of(raw):
+    """How a raw value is stored: a csr_matrix, SparseRows (row_sparse) or a dense array."""
+    if is_csr_matrix(raw):
+        return 'csr'
+    return 'row_sparse' if isinstance(raw, SparseRows) else 'default'
+
+
+def _overrides(prop, method):
+    return getattr(type(prop), method, None) is not getattr(CustomOpProp, method)
+
+
+def _stype_lists(result, p, method, counts):
+    """A Prop's storage-type answer: lists of the sizes ``counts``, each entry a storage type
+    (a trailing auxiliary-state list may be left out where there are none)."""
+    if isinstance(result, (tuple, list)) and len(result) == len(counts) - 1 and not counts[-1]:
+        result = list(result) + [[]]
+    if not isinstance(result, (tuple, list)) or len(result) != len(counts):
+        raise MXNetError('%s: %s must return %d lists of storage types, got %r'
+                         % (p.what(), method, len(counts), result))
+    parts = [list(r) for r in result]
+    for part, count in zip(parts, counts):
+        if len(part) != count:
+            raise MXNetError('%s: %s returned %r where %d storage types belong'
+                             % (p.what(), method, part, count))
+        for stype in part:
+            if stype not in _STYPES:
+                raise MXNetError("%s: %s returned the storage type %r; valid ones are 'default', "
+                                 "'row_sparse' and 'csr'" % (p.what(), method, stype))
+    return parts
+
+
+def _view(raw, stype, ctx):
+    return _FRONT_END['view'](raw, stype, ctx)
+
+
 @_register_operator
 class Custom(Operator):
     """An operator written in Python: the CustomOpProp registered as ``op_type`` says what it
@@ -347,6 +415,100 @@ class Custom(Operator):
     def backward_reads(self, p):
         _, ins, outs = self._dependencies(p)
         return ins, outs
+
+    # ------------------------------------------------------------- storage
+    # mx.nd.Custom hands its sparse inputs over as they are (op_functions.invoke), as the
+    # executor does for the positions sparse_inputs names
+    imperative_sparse = True
+
+    def sparse_inputs(self, p):
+        both = ('csr', 'row_sparse')
+        return {k: both for k in range(len(self.inputs(p)) + len(self.aux(p)))}
+
+    def _forward_stypes(self, p, in_stypes, aux_stypes):
+        """``(inputs, outputs, aux)`` storage types the Prop gives inputs stored as ``in_stypes``
+        (and aux states as ``aux_stypes``); None where everything is dense by the default rules
+        (no question is asked then).  A sparse array where the Prop wants another storage is
+        refused, as MXNet refuses it.  Asked once per node and storage types, as MXNet asks
+        when it binds."""
+        if (all(s == 'default' for s in list(in_stypes) + list(aux_stypes))
+                and not _overrides(p.prop, 'infer_storage_type')
+                and not _overrides(p.prop, 'infer_storage_type_backward')):
+            return None
+        key = ('forward stypes', tuple(in_stypes), tuple(aux_stypes))
+        if key not in p.ops:
+            p.ops[key] = self._ask_forward_stypes(p, in_stypes, aux_stypes)
+        return p.ops[key]
+
+    def _ask_forward_stypes(self, p, in_stypes, aux_stypes):
+        result = self._ask(p, 'infer_storage_type', list(in_stypes))
+        ins, outs, auxs = _stype_lists(result, p, 'infer_storage_type', self._counts(p))
+        for names, given, said in ((self.inputs(p), in_stypes, ins), (self.aux(p), aux_stypes, auxs)):
+            for name, have, want in zip(names, given, said):
+                if have != 'default' and have != want:
+                    raise MXNetError('%s: storage type inconsistent for %r: it is %s, but infer_storage_type '
+                                     'says %s' % (p.what(), name, have, want))
+        return ins, outs, auxs
+
+    def _backward_stypes(self, p, ograd, ins, outs, igrad, auxs):
+        """``(head gradients, inputs, outputs, input gradients, aux)`` storage types backward
+        works on, by the Prop's infer_storage_type_backward (asked once per node and storage
+        types)."""
+        key = ('backward stypes',) + tuple(tuple(group) for group in (ograd, ins, outs, igrad, auxs))
+        if key not in p.ops:
+            result = self._ask(p, 'infer_storage_type_backward', list(ograd), list(ins), list(outs),
+                               list(igrad), list(auxs))
+            p.ops[key] = _stype_lists(result, p, 'infer_storage_type_backward',
+                                      (len(ograd), len(ins), len(outs), len(igrad), len(auxs)))
+        return p.ops[key]
+
+    def grad_stype(self, p, k, in_stypes):
+        # row_sparse where the Prop's backward stores the gradient so: it goes back as its rows
+        nin = len(self.inputs(p))
+        ins = list(in_stypes[:nin])
+        auxs = (list(in_stypes[nin:]) + ['default'] * len(self.aux(p)))[:len(self.aux(p))]
+        try:
+            found = self._forward_stypes(p, ins, auxs)
+            if found is None:
+                return 'default'
+            ins_st, outs_st, aux_st = found
+            igrad = self._backward_stypes(p, ['default'] * len(outs_st), ins_st, outs_st, ins, aux_st)[3]
+        except MXNetError:
+            return 'default'            # (binding goes on; forward says what is wrong)
+        return 'row_sparse' if k < nin and igrad[k] == 'row_sparse' else 'default'
+
+    def _given_stypes(self, p, inputs, aux, remember):
+        """How the inputs and aux states are stored.  autograd's tape keeps the dense form of a
+        sparse input, so what forward saw is remembered (``remember``) and read back (for the
+        same shapes and dtypes) where backward gets dense arrays."""
+        in_stypes = [_stype_of(a) for a in inputs]
+        aux_stypes = [_stype_of(a) for a in aux]
+        key = ('stypes',) + tuple((tuple(a.shape), np.dtype(a.dtype)) for a in list(inputs) + list(aux))
+        if remember:
+            if any(s != 'default' for s in in_stypes + aux_stypes):
+                p.ops[key] = (in_stypes, aux_stypes)
+            else:
+                p.ops.pop(key, None)
+        elif key in p.ops:
+            seen_in, seen_aux = p.ops[key]
+            in_stypes = [s if s != 'default' else seen for s, seen in zip(in_stypes, seen_in)]
+            aux_stypes = [s if s != 'default' else seen for s, seen in zip(aux_stypes, seen_aux)]
+        return in_stypes, aux_stypes
+
+    def _to_graph(self, view, target):
+        """A sparse-stored output's values as the graph carries them: dense, in ``target`` if
+        there is one."""
+        dense = _FRONT_END['dense'](view)
+        if target is None or tuple(target.shape) != tuple(dense.shape):
+            return dense
+        target[...] = dense
+        return target
+
+    def _keep_aux(self, raws, views):
+        """Writes into an aux state handed over in another storage go back into its dense array."""
+        for raw, view in zip(raws, views):
+            if _stype_of(raw) == 'default' and view.stype != 'default':
+                raw[...] = _FRONT_END['dense'](view)
 
     # ------------------------------------------------------------- inference
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
@@ -458,6 +620,9 @@ class Custom(Operator):
         return found
 
     def forward(self, p, env, inputs, aux):
+        stypes = self._forward_stypes(p, *self._given_stypes(p, inputs, aux, True))
+        if stypes is not None:
+            return self._sparse_forward(p, env, inputs, aux, stypes)
         NDArray = _FRONT_END['array']
         xp, ctx = env.xp, env.ctx
         out_shapes, out_types = self._output_specs(p, inputs, aux)
@@ -477,7 +642,73 @@ class Custom(Operator):
                   [NDArray(a, ctx) for a in aux])
         return outs
 
+    def _sparse_forward(self, p, env, inputs, aux, stypes):
+        """forward where the Prop declares storage types: each array handed over in its own."""
+        in_st, out_st, aux_st = stypes
+        ctx = env.ctx
+        out_shapes, out_types = self._output_specs(p, inputs, aux)
+        in_views = [_view(a, s, ctx) for a, s in zip(inputs, in_st)]
+        aux_views = [_view(a, s, ctx) for a, s in zip(aux, aux_st)]
+        out_views = []
+        for j, (shape, dtype, stype) in enumerate(zip(out_shapes, out_types, out_st)):
+            dtype = dtype if dtype is not None else np.float32
+            target = env.target(j)
+            if stype != 'default':
+                out_views.append(_FRONT_END['zeros'](stype, shape, ctx, dtype))
+                continue
+            if target is not None and tuple(target.shape) == tuple(shape):
+                target[...] = 0
+            else:
+                target = env.xp.zeros(shape, dtype=dtype)
+            out_views.append(_view(target, 'default', ctx))
+        op = self._operator(p, ctx, inputs)
+        self._run(p, op, 'forward', env.is_train, env.is_train, ['write'] * len(out_views),
+                  in_views, out_views, aux_views)
+        self._keep_aux(aux, aux_views)
+        return [self._to_graph(v, env.target(j)) for j, v in enumerate(out_views)]
+
+    def _sparse_backward(self, p, env, out_grads, inputs, outputs, aux, stypes, given):
+        """backward where the Prop declares storage types: each array handed over in its own."""
+        in_st, out_st, aux_st = stypes
+        ctx, xp = env.ctx, env.xp
+        grads = [xp.zeros(o.shape, dtype=o.dtype) if g is None else g for g, o in zip(out_grads, outputs)]
+        og_st, in_st, out_st, ig_st, aux_st = self._backward_stypes(
+            p, [_stype_of(g) for g in grads], in_st, out_st, given, aux_st)
+        req = ['write' if env.wants_grad(k) else 'null' for k in range(len(inputs))]
+        in_grads = []
+        for k, (a, stype) in enumerate(zip(inputs, ig_st)):
+            if stype != 'default':
+                in_grads.append(_FRONT_END['zeros'](stype, a.shape, ctx, a.dtype))
+                continue
+            target = env.grad_target(k)
+            if target is not None and tuple(target.shape) == tuple(a.shape):
+                target[...] = 0
+            else:
+                target = xp.zeros(a.shape, dtype=a.dtype)
+            in_grads.append(_view(target, 'default', ctx))
+        aux_views = [_view(a, s, ctx) for a, s in zip(aux, aux_st)]
+        op = self._operator(p, ctx, inputs)
+        self._run(p, op, 'backward', True, req,
+                  [_view(g, s, ctx) for g, s in zip(grads, og_st)],
+                  [_view(a, s, ctx) for a, s in zip(inputs, in_st)],
+                  [_view(o, s, ctx) for o, s in zip(outputs, out_st)], in_grads, aux_views)
+        self._keep_aux(aux, aux_views)
+        result = []
+        for k, (g, r) in enumerate(zip(in_grads, req)):
+            if r == 'null':
+                result.append(None)
+            elif g.stype == 'row_sparse':       # its rows go back as they are
+                rows, values = _FRONT_END['rows'](g)
+                result.append(SparseRows(rows, values, g.shape))
+            else:
+                result.append(self._to_graph(g, env.grad_target(k)))
+        return result
+
     def backward(self, p, env, out_grads, inputs, outputs, aux):
+        given_in, given_aux = self._given_stypes(p, inputs, aux, False)
+        stypes = self._forward_stypes(p, given_in, given_aux)
+        if stypes is not None:
+            return self._sparse_backward(p, env, out_grads, inputs, outputs, aux, stypes, given_in)
         NDArray = _FRONT_END['array']
         xp, ctx = env.xp, env.ctx
         # a head gradient nobody sent (an output no loss reads) is zero, as for any operator
