@@ -1,8 +1,9 @@
 """mx.contrib.amp (reflib/contrib/amp) against MXNet 1.9.1 (golden/amp.json, from
 golden/gen_amp.py): convert_symbol's graph node for node (casts, their names, the params'
-__dtype__), convert_model's parameter dtypes and numbers, convert_hybrid_block, the dynamic
-loss scaler, and amp.init's patched operator functions with scale_loss training (in a fresh
-process: amp.init patches mx.nd and mx.sym for good).
+__dtype__), convert_model's parameter dtypes and numbers, convert_hybrid_block,
+convert_bucketing_module, the dynamic loss scaler, and amp.init's patched operator functions
+-- NDArray and Symbol arithmetic included -- with scale_loss training (in a fresh process:
+amp.init patches mx.nd and mx.sym for good).
 
 MXNet 1.9.1 has no float16 FullyConnected or Convolution on the CPU, so where a converted
 model runs, its golden value is 'error' and reflib's numbers are held to MXNet's float32
@@ -70,6 +71,30 @@ def test_convert_hybrid_block(results, case):
     assert _close(got['output']['values'], want['float32_output'], **F16)
 
 
+BUCKETING_CASES = ['convert_bucketing', 'convert_bucketing_cast_optional', 'convert_bucketing_excluded']
+
+
+@pytest.mark.parametrize('case', BUCKETING_CASES)
+def test_convert_bucketing_module(results, case):
+    """Every bucket's graph converted, sym_gen kept, the parameters converted in place; bound,
+    the new module runs the converted graphs (float16 layers: 'error' on MXNet's CPU)."""
+    got, want = dict(results[case]), dict(GOLDEN[case])
+    assert want['outputs'] == 'error'
+    got_outputs, got_float32 = got.pop('outputs'), got.pop('float32_outputs')
+    want.pop('outputs')
+    want_float32 = want.pop('float32_outputs')
+    assert got == want
+    for key, ref in want_float32.items():
+        assert _close(got_float32[key], ref, **F32)
+        assert got_outputs[key]['dtype'] == 'float32'
+        assert _close(got_outputs[key]['values'], ref, **F16)
+
+
+@pytest.mark.parametrize('case', ['convert_bucketing_after_training', 'convert_bucketing_errors'])
+def test_convert_bucketing_module_params_and_errors(results, case):
+    assert results[case] == GOLDEN[case]
+
+
 def test_loss_scaler_sequence(results):
     assert results['loss_scaler'] == GOLDEN['loss_scaler']
 
@@ -116,6 +141,32 @@ def test_both_import_paths():
     assert inner.convert_symbol is amp.convert_symbol
     assert set(amp.__all__) >= {'init', 'init_trainer', 'scale_loss', 'unscale', 'convert_symbol',
                                 'convert_model', 'convert_hybrid_block'}
+    # MXNet 1.9.1 has it only as amp.amp.convert_bucketing_module; reflib offers both
+    assert amp.convert_bucketing_module is inner.convert_bucketing_module
+
+
+def test_convert_bucketing_module_errors_name_the_culprit():
+    with pytest.raises(AssertionError, match='BucketingModule.*Module'):
+        amp.convert_bucketing_module(mx.mod.Module(amp_cases.bucket_sym_gen(mx)(4)[0]))
+    with pytest.raises(MXNetError, match='no buckets.*bind'):
+        amp.convert_bucketing_module(amp_cases._bucketing_module(mx, bind=False, params=False))
+    with pytest.raises(MXNetError, match='not initialized.*init_params'):
+        amp.convert_bucketing_module(amp_cases._bucketing_module(mx, params=False))
+    with pytest.raises(MXNetError, match='excluded_sym_names'):
+        amp.convert_bucketing_module(amp_cases._bucketing_module(mx), excluded_sym_names='fc1')
+    with pytest.raises(MXNetError, match='float32'):
+        amp.convert_bucketing_module(amp_cases._bucketing_module(mx), target_dtype='float32')
+
+
+def test_a_converted_bucketing_module_switches_to_a_new_bucket_in_float32():
+    """A bucket the old module never made comes from the kept sym_gen: float32, no casts."""
+    new = amp.convert_bucketing_module(amp_cases._bucketing_module(mx))
+    new.bind([('data', (2, 4, 3))], [('softmax_label', (2,))], for_training=False)
+    new.forward(amp_cases._bucket_batch(mx, 3, 3), is_train=False)
+    assert sorted(new._buckets) == [2, 3, 4]
+    assert amp_cases._amp_nodes(new._buckets[3].symbol) == 0
+    assert amp_cases._amp_nodes(new._buckets[4].symbol) == 8
+    assert new.get_outputs()[0].dtype == np.float32
 
 
 def test_the_original_symbol_is_left_alone():

@@ -199,6 +199,121 @@ def _loss_scaler(mx, amp):
     return {'steps': out, 'initial': fresh.loss_scale}
 
 
+# ------------------------------------------------------------------ convert_bucketing_module
+def bucket_sym_gen(mx):
+    """A sym_gen of buckets that share their parameters: the first 6 of seq_len * 3 inputs
+    through two FullyConnected layers, plus the bucket's length (a node of its own per bucket)."""
+    def sym_gen(seq_len):
+        data, label = mx.sym.var('data'), mx.sym.var('softmax_label')
+        x = mx.sym.slice_axis(mx.sym.reshape(data, shape=(-1, seq_len * 3)), axis=1, begin=0, end=6)
+        h = mx.sym.FullyConnected(x, num_hidden=4, name='fc1')
+        h = mx.sym.Activation(h, act_type='softrelu', name='act')
+        h = mx.sym.FullyConnected(h, num_hidden=3, name='fc2') + seq_len
+        return mx.sym.SoftmaxOutput(h, label, name='sm'), ('data',), ('softmax_label',)
+    return sym_gen
+
+
+def _bucket_batch(mx, key, seed):
+    rng = np.random.RandomState(seed)
+    return mx.io.DataBatch([mx.nd.array(rng.uniform(-1, 1, (2, key, 3)))], [mx.nd.array([0, 2])],
+                           bucket_key=key, provide_data=[('data', (2, key, 3))],
+                           provide_label=[('softmax_label', (2,))])
+
+
+def _bucketing_module(mx, bind=True, params=True):
+    """Buckets 4 (the default) and 2, bound for training, the current one being 2."""
+    sym_gen = bucket_sym_gen(mx)
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=4, context=mx.current_context())
+    if bind:
+        mod.bind([('data', (2, 4, 3))], [('softmax_label', (2,))])
+    if params:
+        with mx.name.NameManager():
+            sym = sym_gen(4)[0]
+        args, aux = _params(mx, sym, {'data': (2, 4, 3), 'softmax_label': (2,)}, 5)
+        mod.set_params(args, aux)
+        mod.switch_bucket(2, [('data', (2, 2, 3))], [('softmax_label', (2,))])
+    return mod
+
+
+def _dtypes(params):
+    return {k: np.dtype(v.dtype).name for k, v in sorted(params.items())}
+
+
+def _amp_nodes(sym):
+    return sum(n['op'] in ('amp_cast', 'amp_multicast') for n in _graph(sym)['nodes'])
+
+
+def _convert_bucketing(mx, amp, **kwargs):
+    """convert_bucketing_module on a bound module with parameters: what the new module holds,
+    what happened to the old one's parameters, and the new one bound and run on each bucket."""
+    mod = _bucketing_module(mx)
+    float32 = {}
+    for key in (4, 2):
+        mod.forward(_bucket_batch(mx, key, key), is_train=False)
+        float32[key] = _v(mod.get_outputs()[0])
+    old_params = mod._curr_module._arg_params
+    new = amp.amp.convert_bucketing_module(mod, **kwargs)
+    out = {'is_bucketing_module': isinstance(new, mx.mod.BucketingModule),
+           'binded': new.binded, 'params_initialized': new.params_initialized,
+           'curr_bucket_key': new._curr_bucket_key, 'same_sym_gen': new._sym_gen is mod._sym_gen,
+           'curr_is_default': new._curr_module is new._buckets[4],
+           'same_params_dict': new._curr_module._arg_params is old_params,
+           'new_arg_dtypes': _dtypes(new._curr_module._arg_params),
+           'new_aux_dtypes': _dtypes(new._curr_module._aux_params),
+           'old_arg_dtypes_after': _dtypes(old_params),
+           'buckets': {}}
+    for key, module in sorted(new._buckets.items()):
+        with mx.name.NameManager():
+            generated = new._sym_gen(key)[0]
+        out['buckets'][str(key)] = {
+            'graph': _graph(module._symbol), 'binded': module.binded,
+            'params_initialized': module.params_initialized, 'data_names': list(module._data_names),
+            'label_names': list(module._label_names), 'sym_gen_amp_nodes': _amp_nodes(generated)}
+
+    def bind():
+        new.bind([('data', (2, 4, 3))], [('softmax_label', (2,))], for_training=False)
+        return {'amp_nodes': _amp_nodes(new.symbol), 'buckets': sorted(new._buckets),
+                'arg_dtypes': _dtypes(new.get_params()[0])}
+    out['bind'] = _try(bind)
+
+    def forward():      # float16 FullyConnected on the CPU: 'error' in MXNet 1.9.1 (see _convert_model)
+        values = {}
+        for key in (4, 2):
+            new.forward(_bucket_batch(mx, key, key), is_train=False)
+            values[str(key)] = {'dtype': np.dtype(new.get_outputs()[0].dtype).name,
+                                'values': _v(new.get_outputs()[0])}
+        return values
+    out['outputs'] = _try(forward)
+    out['float32_outputs'] = {str(k): v for k, v in float32.items()}
+    return out
+
+
+def _convert_bucketing_after_training(mx, amp):
+    """One SGD step, then the conversion: the parameters converted are the ones the module
+    last synced to its host copies (MXNet reads _arg_params, not get_params())."""
+    mod = _bucketing_module(mx)
+    before = {k: _v(v, 4) for k, v in sorted(mod.get_params()[0].items())}
+    mod.init_optimizer(optimizer='sgd', optimizer_params={'learning_rate': 1.0})
+    mod.forward(_bucket_batch(mx, 2, 7), is_train=True)
+    mod.backward()
+    mod.update()
+    new = amp.amp.convert_bucketing_module(mod)
+    converted = {k: _v(v, 4) for k, v in sorted(new._curr_module._arg_params.items())}
+    trained = {k: _v(v, 4) for k, v in sorted(mod.get_params()[0].items())}
+    return {'converted_are_initial': converted == before, 'trained_differ': trained != before,
+            'converted': converted}
+
+
+def _bucketing_errors(mx, amp):
+    convert = amp.amp.convert_bucketing_module
+    module = mx.mod.Module(bucket_sym_gen(mx)(4)[0], context=mx.current_context())
+    return {'not_bucketing': _try(lambda: convert(module)),
+            'not_bound': _try(lambda: convert(_bucketing_module(mx, bind=False, params=False))),
+            'no_params': _try(lambda: convert(_bucketing_module(mx, params=False))),
+            'excluded_not_list': _try(lambda: convert(_bucketing_module(mx), excluded_sym_names='fc1')),
+            'bad_target': _try(lambda: convert(_bucketing_module(mx), target_dtype='float32'))}
+
+
 def _fresh_names(mx, build):
     """``build`` under a NameManager of its own: automatic names (flatten0, _plus0) then do not
     depend on what the process built before."""
@@ -223,6 +338,13 @@ def run(mx, amp):
     out['convert_hybrid_block'] = _try(lambda: _hybrid_block(mx, amp))
     out['convert_hybrid_block_cast_optional'] = _try(lambda: _hybrid_block(mx, amp, cast_optional_params=True))
     out['loss_scaler'] = _try(lambda: _loss_scaler(mx, amp))
+    out['convert_bucketing'] = _try(lambda: _convert_bucketing(mx, amp))
+    out['convert_bucketing_cast_optional'] = _try(lambda: _convert_bucketing(mx, amp,
+                                                                           cast_optional_params=True))
+    out['convert_bucketing_excluded'] = _try(lambda: _convert_bucketing(mx, amp, excluded_sym_names=['fc2'],
+                                                                      target_dtype_ops=['FullyConnected']))
+    out['convert_bucketing_after_training'] = _try(lambda: _convert_bucketing_after_training(mx, amp))
+    out['convert_bucketing_errors'] = _bucketing_errors(mx, amp)
     out['lists'] = {'fp16': sorted(amp.list_lp16_ops('float16')), 'conditional': [list(c[:2]) + [list(c[2])]
                     for c in amp.list_conditional_fp32_ops('float16')]}
     # tojson()'s default leaves the casts out (a cast that is an output stays)
@@ -264,6 +386,79 @@ def _train(mx, amp):
     return {'steps': steps, 'unscaled_grad': _v(w.grad(), 4), 'scale_after_unscale': trainer._scale}
 
 
+def _dtype_of(fn):
+    return _try(lambda: np.dtype(fn().dtype).name)
+
+
+def _nd_arithmetic(mx):
+    """NDArray arithmetic after amp.init: which dtype each Python operator gives (MXNet's
+    NDArray operators call the functions amp.init replaced: broadcast_add, _rdiv_scalar, ...)."""
+    a32 = mx.nd.array([[1., 2.], [3., 4.]])
+    a16 = a32.astype('float16')
+    row32 = mx.nd.array([[0.5, -1.]])
+    cases = {
+        '16+32': lambda: a16 + a32, '32+16': lambda: a32 + a16, '16-32': lambda: a16 - a32,
+        '16*32': lambda: a16 * a32, '16/32': lambda: a16 / a32, '16%32': lambda: a16 % a32,
+        '16**32': lambda: a16 ** a32, '16**16': lambda: a16 ** a16, '16+row32': lambda: a16 + row32,
+        '16>32': lambda: a16 > a32, '16==32': lambda: a16 == a32, '16!=32': lambda: a16 != a32,
+        '16<=32': lambda: a16 <= a32, '32<16': lambda: a32 < a16,
+        '16+16': lambda: a16 + a16, '32*32': lambda: a32 * a32, '16-2': lambda: a16 - 2,
+        '2-16': lambda: 2 - a16, '2/16': lambda: 2 / a16, '16**2': lambda: a16 ** 2,
+        '2**16': lambda: 2 ** a16,
+        '16%3': lambda: a16 % 3, '-16': lambda: -a16, 'abs16': lambda: abs(a16), '16>1': lambda: a16 > 1,
+        '32<=1': lambda: a32 <= 1, '16@32': lambda: a16 @ a32,
+        'nd.add': lambda: mx.nd.add(a16, a32), 'nd.subtract': lambda: mx.nd.subtract(a32, a16),
+        'nd.multiply': lambda: mx.nd.multiply(a16, a32), 'nd.maximum': lambda: mx.nd.maximum(a16, a32),
+        'nd.greater': lambda: mx.nd.greater(a16, a32), 'nd.power': lambda: mx.nd.power(a16, a32),
+        'nd.add_scalar': lambda: mx.nd.add(a16, 2),
+    }
+    out = {'dtypes': {k: _dtype_of(f) for k, f in sorted(cases.items())},
+           'values': {'16+32': _try(lambda: _v(a16 + a32)), '16>32': _try(lambda: _v(a16 > a32 - 1)),
+                      '32-16': _try(lambda: _v(a32 - a16 * 2))}}
+
+    def inplace(lhs, rhs):
+        """``lhs += rhs`` on a copy: the result's dtype, whether it is the copy itself, and the copy."""
+        before = lhs.copy()
+        result = before
+        result += rhs
+        return {'dtype': np.dtype(result.dtype).name, 'same_array': result is before,
+                'left_dtype': np.dtype(before.dtype).name, 'left': _v(before), 'result': _v(result)}
+    out['inplace'] = {'16+=32': _try(lambda: inplace(a16, a32)), '32+=16': _try(lambda: inplace(a32, a16)),
+                      '16+=2': _try(lambda: inplace(a16, 2)), '32+=32': _try(lambda: inplace(a32, a32))}
+
+    def imul():
+        b = a16.copy()
+        b *= a32
+        return np.dtype(b.dtype).name
+    out['inplace']['16*=32'] = _try(imul)
+    return out
+
+
+def _sym_arithmetic(mx):
+    """Symbol arithmetic after amp.init: the graphs (each built under a NameManager of its own)
+    and the dtypes a float16 x and a float32 y give."""
+    cases = {
+        'x+y': lambda x, y: x + y, 'x-y': lambda x, y: x - y, 'x*y': lambda x, y: x * y,
+        'x/y': lambda x, y: x / y, 'x%y': lambda x, y: x % y, 'x**y': lambda x, y: x ** y,
+        'x>y': lambda x, y: x > y, 'x==y': lambda x, y: x == y, 'x<=y': lambda x, y: x <= y,
+        'x-2': lambda x, y: x - 2, '2-x': lambda x, y: 2 - x, 'x*2': lambda x, y: x * 2,
+        '2/x': lambda x, y: 2 / x, 'x**2': lambda x, y: x ** 2, '2**x': lambda x, y: 2 ** x,
+        '-x': lambda x, y: -x, 'x==1': lambda x, y: x == 1, 'x+y+x': lambda x, y: x + y + x,
+    }
+    graphs = {}
+    for name, build in sorted(cases.items()):
+        with mx.name.NameManager():
+            graphs[name] = _try(lambda: _graph(build(mx.sym.var('x'), mx.sym.var('y'))))
+
+    def types(sym):
+        args, outs, _ = sym.infer_type(x='float16', y='float32')
+        return [np.dtype(t).name for t in args + outs]
+    x, y = mx.sym.var('x'), mx.sym.var('y')
+    return {'graphs': graphs,
+            'types': {'x+y': _try(lambda: types(x + y)), 'x>y': _try(lambda: types(x > y)),
+                      'x*y+y': _try(lambda: types(x * y + y))}}
+
+
 def run_init(mx, amp):
     amp.init()
     out = {}
@@ -290,6 +485,8 @@ def run_init(mx, amp):
     out['sym_types'] = [None if t is None else np.dtype(t).name for t in arg_types + out_types]
     out['sym_outputs'] = [list(o.shape) for o in ex.outputs]
     out['train'] = _try(lambda: _train(mx, amp))
+    out['nd_arithmetic'] = _nd_arithmetic(mx)
+    out['sym_arithmetic'] = _sym_arithmetic(mx)
     return out
 
 

@@ -8,10 +8,17 @@ Two ways in, as in MXNet 1.9.1:
   (exp, softmax, the losses, ...), and to the widest input dtype for those whose inputs must
   agree (elemwise_add, concat, ...).  Training then uses ``init_trainer`` and
   ``scale_loss`` for the dynamic loss scale (loss_scaler.py).
-* ``convert_symbol`` / ``convert_model`` / ``convert_hybrid_block`` on a finished float32
-  model: a graph rewrite inserting ``amp_cast`` and ``amp_multicast`` nodes.  MXNet does this
-  in C++ (its ReducePrecision graph pass); the rewrite below follows the same rules, learnt
-  by running MXNet on small graphs, so the converted JSON is node for node MXNet's.
+* ``convert_symbol`` / ``convert_model`` / ``convert_hybrid_block`` /
+  ``convert_bucketing_module`` on a finished float32 model: a graph rewrite inserting
+  ``amp_cast`` and ``amp_multicast`` nodes.  MXNet does this in C++ (its ReducePrecision
+  graph pass); the rewrite below follows the same rules, learnt by running MXNet on small
+  graphs, so the converted JSON is node for node MXNet's.
+
+``init`` reaches the Python operators too: in MXNet ``a + b`` on NDArrays or Symbols calls
+the same module functions that ``init`` replaces (broadcast_add, _Plus, _power_scalar, ...),
+so after ``init`` a float16 array plus a float32 one is a float32 array, and ``x + y`` on
+Symbols gets an ``amp_multicast`` node.  reflib's NDArray and Symbol keep operators of their
+own, so ``init`` redirects them to the replaced functions (``_patch_arithmetic``).
 
 Which operator goes where is in lists/symbol_fp16.py.  The target is float16 only: numpy has
 no bfloat16, so reflib cannot compute in it.
@@ -25,10 +32,12 @@ import numpy as np
 from ... import ndarray
 from ... import optimizer as opt
 from ... import symbol
-from ...base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, MXNetError
+from ...base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, MXNetError, numeric_types
 from ...context import current_context
 from ...gluon import trainer as _trainer
-from ...ndarray import NDArray
+from ...module import BucketingModule, Module
+from ...ndarray import NDArray, math_functions as _nd_math, tape as _tape
+from ...ndarray.ndarray import _RECORDED as _ND_OPERATORS
 from ...operator import get as _get_op
 from ...symbol import Symbol
 from ...symbol.infer import infer_graph_types
@@ -40,7 +49,7 @@ __all__ = ['init', 'init_trainer', 'scale_loss', 'unscale', 'convert_model',
            'convert_hybrid_block', 'list_lp16_ops', 'list_fp32_ops',
            'list_lp16_fp32_ops', 'list_conditional_fp32_ops',
            'list_widest_type_cast', 'list_loss_output_functions', 'list_lp16_use_fp32_params',
-           'convert_symbol']
+           'convert_symbol', 'convert_bucketing_module']
 
 _FLOAT16 = np.dtype(np.float16)
 _FLOAT32 = np.dtype(np.float32)
@@ -225,16 +234,104 @@ def _patch(module, op_name, make):
 
 
 def _patch_module(module, target, target_ops, conditional_ops, fp32_ops):
+    """Replace the functions of ``module`` (ndarray or symbol) for the operators of the
+    lists; returns the names of the operators replaced."""
     casting = _casting_sym if module is symbol else _casting_nd
+    patched = set()
     for name in target_ops if target_ops is not None else list_lp16_ops(target):
         _patch(module, name, lambda f: casting(f, target))
+        patched.add(name)
     for name in fp32_ops if fp32_ops is not None else list_fp32_ops(target):
         _patch(module, name, lambda f: casting(f, _FLOAT32))
+        patched.add(name)
     for name, param, values in (conditional_ops if conditional_ops is not None
                                 else list_conditional_fp32_ops(target)):
         _patch(module, name, lambda f: casting(f, _FLOAT32, (param, values)))
+        patched.add(name)
     for name in list_widest_type_cast(target):
         _patch(module, name, lambda f: _widest(f, target))
+        patched.add(name)
+    return patched
+
+
+def _current(module, op_name):
+    """The function ``module`` has for ``op_name`` now (AMP's replacement, once patched)."""
+    where, attr = _home(module, op_name)
+    return getattr(where, attr)
+
+
+# NDArray's operator methods: (Python operator as ndarray.py's _RECORDED names it, whether
+# the number stands on the left, whether the result goes into the array itself)
+_ND_METHODS = {
+    '__add__': ('+', False, False), '__radd__': ('+', True, False),
+    '__sub__': ('-', False, False), '__rsub__': ('-', True, False),
+    '__mul__': ('*', False, False), '__rmul__': ('*', True, False),
+    '__truediv__': ('/', False, False), '__rtruediv__': ('/', True, False),
+    '__mod__': ('%', False, False), '__rmod__': ('%', True, False),
+    '__pow__': ('**', False, False), '__rpow__': ('**', True, False),
+    '__eq__': ('==', False, False), '__ne__': ('!=', False, False),
+    '__gt__': ('>', False, False), '__ge__': ('>=', False, False),
+    '__lt__': ('<', False, False), '__le__': ('<=', False, False),
+    '__iadd__': ('+=', False, True), '__isub__': ('-=', False, True),
+    '__imul__': ('*=', False, True), '__itruediv__': ('/=', False, True),
+    '__imod__': ('%=', False, True),
+}
+
+
+def _amp_nd_method(method, operator, reverse, inplace, patched):
+    """NDArray's ``method`` calling, as MXNet's NDArray does, the module function of its
+    operator (broadcast_add between arrays, _plus_scalar with a number, ...) when AMP has
+    replaced that function; ``method`` itself otherwise."""
+    array_op, scalar_op, reverse_op = _ND_OPERATORS[operator]
+
+    def amp_method(self, other):
+        if isinstance(other, NDArray):
+            op_name, args, kwargs = array_op, ((other, self) if reverse else (self, other)), {}
+        elif isinstance(other, numeric_types):
+            op_name, args, kwargs = reverse_op if reverse else scalar_op, (self,), {'scalar': float(other)}
+        else:
+            return method(self, other)
+        if op_name not in patched:
+            return method(self, other)
+        if inplace:
+            # out= is an input to the replaced function too: a float16 array += a float32 one
+            # gives a new float32 array and leaves the float16 one as it was (MXNet does so)
+            _tape.check_writable(self)
+            kwargs['out'] = self
+        return _current(ndarray, op_name)(*args, **kwargs)
+    return _like(amp_method, method)
+
+
+def _amp_sym_binary(binary, patched):
+    """Symbol's ``_binary`` (behind ``+``, ``*``, ``>``, ...) building its node with the
+    function AMP replaced, where it replaced the operator's."""
+    def amp_binary(self, other, op_name, scalar_name, reverse=False):
+        if isinstance(other, Symbol) and op_name in patched:
+            lhs, rhs = (other, self) if reverse else (self, other)
+            return _current(symbol, op_name)(lhs, rhs)
+        if isinstance(other, numeric_types) and scalar_name in patched:
+            return _current(symbol, scalar_name)(self, scalar=other)
+        return binary(self, other, op_name, scalar_name, reverse)
+    return _like(amp_binary, binary)
+
+
+def _amp_nd_invoke(invoke, patched):
+    """math_functions' ``invoke`` (behind mx.nd.add, maximum, power, ...) going through the
+    replaced function of a patched operator."""
+    def amp_invoke(op_name, *args, **kwargs):
+        if op_name in patched:
+            return _current(ndarray, op_name)(*args, **kwargs)
+        return invoke(op_name, *args, **kwargs)
+    return _like(amp_invoke, invoke)
+
+
+def _patch_arithmetic(nd_patched, sym_patched):
+    """Make ``a + b``, ``a > 2``, ``a += b``, mx.nd.add(a, b), ... of NDArrays and Symbols use
+    the replaced operator functions, as MXNet's do (its arithmetic calls those functions)."""
+    for name, (operator, reverse, inplace) in _ND_METHODS.items():
+        setattr(NDArray, name, _amp_nd_method(getattr(NDArray, name), operator, reverse, inplace, nd_patched))
+    Symbol._binary = _amp_sym_binary(Symbol._binary, sym_patched)
+    _nd_math.invoke = _amp_nd_invoke(_nd_math.invoke, nd_patched)
 
 
 def _patch_loss_outputs(module, scaler, target):
@@ -271,8 +368,9 @@ def init(target_dtype='float16', target_precision_ops=None, conditional_fp32_ops
     target = _target(target_dtype)
     _amp_initialized = True
     logging.info('Using AMP')
-    for module in (symbol, ndarray):
-        _patch_module(module, target, target_precision_ops, conditional_fp32_ops, fp32_ops)
+    patched = {module: _patch_module(module, target, target_precision_ops, conditional_fp32_ops, fp32_ops)
+               for module in (symbol, ndarray)}
+    _patch_arithmetic(patched[ndarray], patched[symbol])
     _loss_scaler = LossScaler()
     _patch_loss_outputs(ndarray, _loss_scaler, target)
     _patch_loss_outputs(symbol, _loss_scaler, target)
@@ -703,4 +801,74 @@ def convert_hybrid_block(block, target_dtype='float16', target_dtype_ops=None, f
             if key in values and param.dtype != values[key].dtype:
                 param.cast(values[key].dtype)
     result.collect_params().load_dict(values, ctx=ctx)
+    return result
+
+
+class _ConvertedBucketingModule(BucketingModule):
+    """The BucketingModule ``convert_bucketing_module`` returns.
+
+    Its buckets' modules hold the converted graphs, while ``sym_gen`` is still the float32
+    one (as in MXNet).  MXNet's ``bind`` takes the default bucket's module from the buckets
+    already there, so binding runs the converted graph; reflib's BucketingModule builds that
+    module anew from ``sym_gen``, so here the one already there is handed back instead.
+    """
+
+    def _new_module(self, bucket_key, symbol=None):
+        if symbol is None and bucket_key in self._buckets:
+            return self._buckets[bucket_key]
+        return super()._new_module(bucket_key, symbol)
+
+
+def convert_bucketing_module(bucketing_mod, target_dtype='float16', target_dtype_ops=None, fp32_ops=None,
+                             conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """A new, unbound BucketingModule running every bucket of ``bucketing_mod`` converted by
+    ``convert_model``, with its parameters.
+
+    ``bucketing_mod`` must have buckets (be bound) and initialized parameters.  As in MXNet
+    1.9.1:
+
+    * the buckets converted are those the module has made so far; its ``sym_gen`` is kept
+      as it is, so a bucket first seen later runs in float32;
+    * the parameters are the current module's host copies (``_arg_params``, as last synced:
+      ``get_params`` first to carry over trained values), and that same dict is converted in
+      place: after a conversion with ``cast_optional_params`` the original module's dict
+      holds the float16 arrays too;
+    * every bucket's module takes the data and label names of the default bucket.
+
+    The other arguments are ``convert_model``'s.
+    """
+    if not isinstance(bucketing_mod, BucketingModule):
+        raise AMPError('convert_bucketing_module: bucketing_mod should be a BucketingModule, got %s'
+                       % type(bucketing_mod).__name__)
+    if not bucketing_mod._buckets:
+        raise AMPError('convert_bucketing_module: the BucketingModule has no buckets yet; bind it first')
+    if not bucketing_mod.params_initialized:
+        raise AMPError('convert_bucketing_module: the parameters of the BucketingModule are not initialized; '
+                       'call init_params (or set_params) first')
+    default_key = bucketing_mod._default_bucket_key
+    if default_key not in bucketing_mod._buckets:
+        raise AMPError('convert_bucketing_module: the BucketingModule has no module for its default bucket %r'
+                       % (default_key,))
+    current = bucketing_mod._curr_module
+    arg_params, aux_params = current._arg_params, current._aux_params
+    if not isinstance(arg_params, dict) or not isinstance(aux_params, dict):
+        raise AMPError('convert_bucketing_module: the current bucket module (%r) holds no parameters'
+                       % (bucketing_mod._curr_bucket_key,))
+    symbols = {}
+    for key, module in bucketing_mod._buckets.items():
+        symbols[key], arg_params, aux_params = convert_model(
+            module._symbol, arg_params, aux_params, target_dtype=target_dtype,
+            target_dtype_ops=target_dtype_ops, fp32_ops=fp32_ops, conditional_fp32_ops=conditional_fp32_ops,
+            excluded_sym_names=excluded_sym_names, cast_optional_params=cast_optional_params)
+
+    kwargs = bucketing_mod._module_kwargs
+    result = _ConvertedBucketingModule(bucketing_mod._sym_gen, default_key, **kwargs)
+    _, data_names, label_names = result._call_sym_gen(default_key)
+    for key, sym in symbols.items():
+        result._buckets[key] = Module(sym, data_names, label_names, **kwargs)
+    result._curr_module = result._buckets[default_key]
+    result._curr_module._arg_params = arg_params
+    result._curr_module._aux_params = aux_params
+    result._curr_module.params_initialized = True
+    result.params_initialized = True
     return result

@@ -35,6 +35,8 @@ class LossScaler:
 
     @property
     def loss_scale(self):
+        """The factor this step's loss is multiplied by (and its gradients divided by): a
+        power of two, 2**16 at first, moved only by ``update``/``has_overflow`` (read-only)."""
         return self._loss_scale
 
     def has_overflow(self, params):
