@@ -192,6 +192,10 @@ class Function:
         self.saved_tensors = ()
 
     def save_for_backward(self, *args):
+        """Keep ``args`` (usually NDArrays from ``forward``) for ``backward``, as ``self.saved_tensors``.
+
+        Call it inside ``forward``; a second call replaces what the first kept.
+        """
         self.saved_tensors = args
 
     def __call__(self, *inputs):
@@ -211,7 +215,51 @@ class Function:
         return results[0] if isinstance(outputs, NDArray) else results
 
     def forward(self, *inputs):
+        """Compute the outputs from the input NDArrays; subclasses must define it.
+
+        It runs with recording paused, so the operators it uses are not put on the tape: the call
+        as a whole is recorded instead, and differentiated by ``backward``.
+
+        Args:
+            *inputs: the NDArrays the instance was called with.
+
+        Returns:
+            One NDArray, or a list/tuple of NDArrays.
+
+        >>> class Square(mx.autograd.Function):
+        ...     def forward(self, x):
+        ...         self.save_for_backward(x)
+        ...         return x * x
+        ...     def backward(self, dy):
+        ...         x, = self.saved_tensors
+        ...         return 2 * x * dy
+        >>> x = mx.nd.array([1, 2, 3])
+        >>> x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = Square()(x)
+        >>> y.backward()
+        >>> x.grad
+        <BLANKLINE>
+        [2. 4. 6.]
+        <NDArray 3 @cpu(0)>
+        """
         raise NotImplementedError('%s must define forward' % type(self).__name__)
 
     def backward(self, *output_grads):
+        """Compute the gradients of the inputs from those of the outputs; subclasses must define it.
+
+        Called (with recording paused) when backward runs through this call of the Function.
+
+        Args:
+            *output_grads: one NDArray per output of ``forward``: the gradient of the head with
+                respect to that output.
+
+        Returns:
+            One NDArray per input of ``forward`` (a single NDArray when there is one input): the
+            gradient with respect to that input, of the input's shape.
+
+        Raises:
+            MXNetError: (raised by the caller) when the number of gradients returned differs from
+                the number of inputs.
+        """
         raise NotImplementedError('%s must define backward' % type(self).__name__)

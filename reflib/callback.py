@@ -17,7 +17,7 @@
 
 Everything is logged through the root ``logging`` logger at INFO level, with
 MXNet's message formats; in a job with several workers each line starts with
-``Node[rank] ``, as in MXNet's distributed examples.
+``Node[rank]`` and a space, as in MXNet's distributed examples.
 """
 
 import logging

@@ -69,10 +69,22 @@ class CheckpointError(MXNetError):
 
 
 def manifest_path(prefix, epoch):
+    """The path of the manifest of checkpoint ``prefix`` at ``epoch``: the digests of the files
+    its last save wrote.
+
+    >>> mx.checkpoint.manifest_path('net', 3)
+    'net-0003.checkpoint'
+    """
     return '%s-%04d.checkpoint' % (prefix, epoch)
 
 
 def journal_path(prefix, epoch):
+    """The path of the journal of checkpoint ``prefix`` at ``epoch``, a file present only while
+    a save is committing (or after one crashed while committing).
+
+    >>> mx.checkpoint.journal_path('net', 3)
+    'net-0003.checkpoint-pending'
+    """
     return '%s-%04d.checkpoint-pending' % (prefix, epoch)
 
 

@@ -65,6 +65,12 @@ class Context:
 
     @property
     def device_typeid(self):
+        """MXNet's number for the device type: 1 for ``cpu``, 2 for ``gpu``, 3 for ``cpu_pinned``
+        (the numbers its files and C API use).
+
+        >>> mx.gpu(0).device_typeid
+        2
+        """
         return self.devstr2type[self.device_type]
 
     @property
@@ -132,14 +138,29 @@ _CPU0 = Context('cpu', 0)
 
 
 def cpu(device_id=0):
+    """The Context of the host's CPU; ``device_id`` (0 by default) tells CPU contexts apart
+    but chooses no hardware.
+
+    >>> mx.cpu()
+    cpu(0)
+    """
     return Context('cpu', device_id)
 
 
 def cpu_pinned(device_id=0):
+    """The Context of host memory pinned for fast copies to a GPU (MXNet's ``cpu_pinned``).  In
+    reflib its arrays are ordinary numpy arrays; they mix with ``cpu`` arrays freely.
+    """
     return Context('cpu_pinned', device_id)
 
 
 def gpu(device_id=0):
+    """The Context of GPU ``device_id`` (0 by default).  Making it needs no GPU; allocating an
+    array on it needs cupy and that device.
+
+    >>> mx.gpu(1)
+    gpu(1)
+    """
     return Context('gpu', device_id)
 
 

@@ -226,6 +226,15 @@ def _summary(returncode, culprit, timeout):
 
 
 def main(argv=None):
+    """The command line of ``python -m reflib.launch``: parse ``argv`` (``sys.argv[1:]`` when
+    None), start the job and return its exit code.
+
+    ``-n`` (workers) and the command are required; ``-s`` defaults to as many servers as
+    workers; ``--env NAME=VALUE`` (repeatable) sets a variable for every process;
+    ``--timeout`` stops the job after that many seconds; ``--dry-run`` prints the
+    ``mpiexec`` command instead of running it and returns 0.  Bad arguments end the
+    program through argparse (SystemExit).
+    """
     parser = argparse.ArgumentParser(
         prog='python -m reflib.launch',
         description='Run a training script as a distributed reflib job: WORKERS worker processes and '

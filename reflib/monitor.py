@@ -75,5 +75,8 @@ class Monitor:
         return out
 
     def toc_print(self):
+        """End a batch as ``toc`` does and log its rows (``logging.info``), one line each:
+        ``Batch:``, the step, the array's name and its statistic.
+        """
         for step, name, text in self.toc():
             logging.info('Batch: %7d %-30s %s', step, name, text)

@@ -412,15 +412,21 @@ class Domain:
         self.name = str(name)
 
     def new_task(self, name):
+        """A new Task named ``name`` in this domain (not started yet)."""
         return Task(self, name)
 
     def new_frame(self, name):
+        """A new Frame named ``name`` in this domain (not started yet)."""
         return Frame(self, name)
 
     def new_counter(self, name, value=None):
+        """A new Counter named ``name`` in this domain; ``value``, when given, is set (and
+        recorded) at once, else the counter starts at 0 unrecorded.
+        """
         return Counter(self, name, value)
 
     def new_marker(self, name):
+        """A new Marker named ``name`` in this domain; ``mark()`` records it."""
         return Marker(self, name)
 
     def __str__(self):
@@ -483,6 +489,9 @@ class Counter:
             self.set_value(value)
 
     def set_value(self, value):
+        """Set the counter to ``value``; while the profiler runs, the value is recorded in the trace
+        (and in the aggregate statistics when ``aggregate_stats`` is on).
+        """
         self._value = value
         if ACTIVE:
             _counter_event(self.domain.name, self.name, value, 'cpu/0')
@@ -498,9 +507,11 @@ class Counter:
                         row[4] = value
 
     def increment(self, delta=1):
+        """Add ``delta`` (1 by default) to the counter and record the new value (``set_value``)."""
         self.set_value(self._value + delta)
 
     def decrement(self, delta=1):
+        """Subtract ``delta`` (1 by default) from the counter and record the new value."""
         self.set_value(self._value - delta)
 
     def __iadd__(self, delta):
@@ -524,6 +535,16 @@ class Marker:
         self.domain, self.name = domain, str(name)
 
     def mark(self, scope='process'):
+        """Record this moment as an instant event in the trace, while the profiler runs.
+
+        Args:
+            scope (str): how far the marker reaches in the trace viewer: ``'global'``,
+                ``'process'`` (default), ``'thread'``, ``'task'`` or ``'marker'`` (the last three
+                are thread-wide).
+
+        Raises:
+            ProfilerError: an unknown scope.
+        """
         if scope not in self._SCOPES:
             raise ProfilerError('Marker.mark: scope must be one of %s, got %r' % (', '.join(self._SCOPES), scope))
         if ACTIVE:

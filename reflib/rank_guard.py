@@ -18,6 +18,12 @@ import sys
 
 
 def main(command):
+    """Run ``command`` (a list) as a child process and return its exit code.
+
+    When the child fails, the guard records which rank it was and how it ended (exit code
+    or signal) under ``REFLIB_LAUNCH_DIR``; a child killed by a signal makes the guard kill
+    itself with the same signal.  SIGINT and SIGTERM sent to the guard are passed on.
+    """
     # the child is the MPI rank: it needs the guard's connection to the process manager
     pmi_fds = tuple(int(os.environ[name]) for name in ('PMI_FD',) if os.environ.get(name, '').isdigit())
     child = subprocess.Popen(command, pass_fds=pmi_fds, preexec_fn=_die_with_parent)

@@ -112,6 +112,14 @@ class MXRecordIO:
         self.open()
 
     def open(self):
+        """Open ``uri`` as ``flag`` says: ``'r'`` reads from the first record, ``'w'`` starts a new
+        file (written to a temporary file that ``close`` renames over ``uri``).  The constructor
+        calls it; call it again after ``close`` to reopen.
+
+        Raises:
+            MXNetError: a file to read cannot be opened.
+            ValueError: ``flag`` is neither ``'r'`` nor ``'w'``.
+        """
         if self.flag == 'w':
             self._file = _AtomicFile(self.uri)
             self.writable = True
@@ -127,6 +135,9 @@ class MXRecordIO:
         self.is_open = True
 
     def close(self):
+        """Close the file; a writer's records then replace ``uri`` in one rename.  Closing a closed
+        object does nothing.
+        """
         if not self.is_open:
             return
         if self.writable:
@@ -251,6 +262,13 @@ class MXIndexedRecordIO(MXRecordIO):
         super().__init__(uri, flag)
 
     def open(self):
+        """Open the record file as ``MXRecordIO.open`` does, and the index: a reader loads
+        ``idx_path`` into ``keys`` and ``idx``, a writer starts an empty index.
+
+        Raises:
+            MXNetError: the index cannot be read, or a line of it is not ``key<TAB>offset`` with
+                an offset of 0 or more.
+        """
         super().open()
         self.idx = {}
         self.keys = []
@@ -279,6 +297,9 @@ class MXIndexedRecordIO(MXRecordIO):
             self.keys.append(key)
 
     def close(self):
+        """Close the record file as ``MXRecordIO.close`` does; a writer's index is then written to
+        ``idx_path``, atomically as well.
+        """
         if not self.is_open:
             return
         super().close()

@@ -24,6 +24,9 @@ class Registry(dict):
         self.kind, self.base, self.lower, self.on_replace, self.error = kind, base, lower, on_replace, error
 
     def key(self, name):
+        """The dict key ``name`` is stored under: lower-cased when the registry's names are
+        case-insensitive (``lower=True``), else ``name`` as it is.
+        """
         return name.lower() if self.lower else name
 
     def register(self, entry, name=None):

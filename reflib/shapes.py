@@ -82,6 +82,20 @@ def merge_shape(old, new, where):
 
 
 def merge_dtype(old, new, where):
+    """Unify two proposals for one dtype during type inference.
+
+    Args:
+        old: the dtype known so far, or None.
+        new: the proposed dtype, or None (no proposal).
+        where (str): what is being inferred, named in the error.
+
+    Returns:
+        The known dtype (``old`` when both agree; a numpy dtype when only ``new`` is given;
+        None when neither is).
+
+    Raises:
+        TypeInferError: ``old`` and ``new`` differ.
+    """
     if new is None:
         return old
     new = np.dtype(new)

@@ -75,6 +75,7 @@ class DummyIter:
         return self
 
     def __next__(self):
+        """Return the stored first batch, every time: the iterator never raises StopIteration."""
         return self.the_batch
 
     next = __next__

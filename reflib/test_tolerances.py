@@ -32,6 +32,7 @@ def set_default_context(ctx):
 
 
 def default_dtype():
+    """The dtype tests use when none is given: ``numpy.float32``."""
     return np.float32
 
 
@@ -45,22 +46,43 @@ _EXACT = [np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64]
 
 
 def default_rtols():
+    """A new dict mapping each numpy dtype to its default relative tolerance: float16 1e-2,
+    float32 1e-4, float64 1e-5, and 0 for booleans and integers (they must match exactly).
+    """
     return {**_RTOL, **{np.dtype(t): 0 for t in _EXACT}}
 
 
 def default_atols():
+    """A new dict mapping each numpy dtype to its default absolute tolerance: float16 1e-1,
+    float32 1e-3, float64 1e-20, and 0 for booleans and integers.
+    """
     return {**_ATOL, **{np.dtype(t): 0 for t in _EXACT}}
 
 
 def default_numeric_eps():
+    """A new dict mapping float16, float32 and float64 to the step used for numeric
+    (finite-difference) gradients: 2**-6, 2**-9 and 2**-14, powers of two so that adding
+    the step to a value loses none of its bits.
+    """
     return dict(_NUMERIC_EPS)
 
 
 def get_rtol(rtol=None, dtype=np.dtype(np.float64)):
+    """``rtol`` when it is given, else the default relative tolerance of ``dtype`` (float64's
+    when no dtype is given).  A dtype without a default raises KeyError.
+
+    >>> mx.test_utils.get_rtol(dtype=np.float16)
+    0.01
+    >>> mx.test_utils.get_rtol(0.5)
+    0.5
+    """
     return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
 
 
 def get_atol(atol=None, dtype=np.dtype(np.float64)):
+    """``atol`` when it is given, else the default absolute tolerance of ``dtype`` (float64's
+    when no dtype is given).  A dtype without a default raises KeyError.
+    """
     return default_atols()[np.dtype(dtype)] if atol is None else atol
 
 

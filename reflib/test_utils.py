@@ -209,14 +209,26 @@ def _dims(highs, allow_zero_size):
 
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    """A random 2-d shape ``(d0, d1)`` with ``1 <= d0 <= dim0`` and ``1 <= d1 <= dim1`` (from 0
+    with ``allow_zero_size``), drawn from numpy's global generator.
+
+    >>> len(mx.test_utils.rand_shape_2d(3, 4))
+    2
+    """
     return _dims((dim0, dim1), allow_zero_size)
 
 
 def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    """A random 3-d shape, each size ``d_i`` drawn from numpy's global generator with
+    ``1 <= d_i <= dim_i`` (from 0 with ``allow_zero_size``).
+    """
     return _dims((dim0, dim1, dim2), allow_zero_size)
 
 
 def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    """A random shape of ``num_dim`` dimensions, each size drawn from numpy's global generator
+    in ``[1, dim]`` (``[0, dim]`` with ``allow_zero_size``).
+    """
     return tuple(np.random.randint(0 if allow_zero_size else 1, dim + 1, size=num_dim))
 
 

@@ -256,8 +256,12 @@ def atomic_write(fname, write):
 
 
 def atomic_write_bytes(fname, data):
+    """Write ``data`` (bytes) to ``fname`` atomically: a crash leaves the old file or the new
+    one, whole (see ``atomic_write``).
+    """
     atomic_write(fname, lambda stream: stream.write(data))
 
 
 def atomic_write_text(fname, text):
+    """Write the str ``text`` to ``fname`` as UTF-8, atomically (``atomic_write_bytes``)."""
     atomic_write_bytes(fname, text.encode('utf-8'))

@@ -354,22 +354,31 @@ class Executor:
     # ------------------------------------------------------------- views
     @property
     def arg_dict(self):
+        """A new dict from argument name to the bound argument NDArray (``arg_arrays``); writing
+        into one of these arrays changes what the next ``forward`` reads.
+        """
         return dict(zip(self._arg_names, self.arg_arrays))
 
     @property
     def grad_dict(self):
+        """A new dict from argument name to its gradient NDArray, or None for an argument that gets
+        no gradient.
+        """
         return dict(zip(self._arg_names, self._grads))
 
     @property
     def aux_dict(self):
+        """A new dict from auxiliary state name to its bound NDArray (``aux_arrays``)."""
         return dict(zip(self._aux_names, self.aux_arrays))
 
     @property
     def output_dict(self):
+        """A new dict from output name (``list_outputs()``) to its NDArray in ``outputs``."""
         return dict(zip(self._output_names, self.outputs))
 
     @property
     def symbol(self):
+        """The Symbol this executor was bound from."""
         return self._symbol
 
     def get_optimized_symbol(self):

@@ -82,6 +82,7 @@ class MemoryPlan:
 
     @property
     def total_bytes(self):
+        """The bytes of all the blocks together: the memory the plan allocates."""
         return sum(b.nbytes for b in self.blocks)
 
     def count(self, shares):
@@ -126,15 +127,19 @@ class Timeline:
         self.end = 2 * num_steps
 
     def forward(self, k):
+        """The time at which forward step ``k`` runs: ``k``."""
         return k
 
     def backward(self, k):
+        """The time at which the backward of step ``k`` runs: ``2 * num_steps - 1 - k``."""
         return 2 * self.num_steps - 1 - k
 
     def is_forward(self, t):
+        """Whether time ``t`` falls in the forward pass."""
         return t < self.num_steps
 
     def is_backward(self, t):
+        """Whether time ``t`` falls in the backward pass (before ``end``)."""
         return self.num_steps <= t < self.end
 
     def backward_step(self, t):

@@ -49,6 +49,19 @@ class Step:
 
 
 class Plan:
+    """A graph laid out for execution: ``steps`` to run in order, each reading and writing
+    numbered value slots.
+
+    Attributes:
+        steps: the operator calls, in order.
+        num_slots (int): how many value slots there are.
+        var_slot (dict): variable name -> its slot.
+        slot_ctx (list): slot -> the Context where the value lives.
+        slot_name (list): slot -> the value's name (e.g. ``fc1_output``).
+        head_slots (list): the slots of the graph's outputs.
+        carries (list): slot -> whether a gradient (possibly non-zero) flows through it.
+    """
+
     def __init__(self, steps, num_slots, var_slot, slot_ctx, slot_name, head_slots, carries):
         self.steps = steps
         self.num_slots = num_slots

@@ -209,10 +209,23 @@ class Block:
 
     @property
     def prefix(self):
+        """The prefix of this block's name and of its parameters' names, with the trailing ``_``.
+
+        A block made inside another block's ``name_scope()`` carries the parent's prefix in front
+        of its own (``mlp0_dense0_``).
+
+        >>> mx.gluon.nn.Dense(3, prefix='fc_').prefix
+        'fc_'
+        """
         return self._prefix
 
     @property
     def name(self):
+        """The block's name: its prefix without the trailing ``_``.
+
+        >>> mx.gluon.nn.Dense(3, prefix='fc_').name
+        'fc'
+        """
         return self._name
 
     def name_scope(self):
@@ -280,6 +293,12 @@ class Block:
         ndarray.save(filename, {key: param._reduce() for key, param in params.items()})
 
     def save_params(self, filename):
+        """Deprecated: save the parameters by full name, with this block's prefix stripped.
+
+        Writes ``collect_params().save(filename, strip_prefix=self.prefix)`` after a warning.
+        Prefer ``save_parameters``, whose attribute-path keys do not depend on the global name
+        counters.
+        """
         warnings.warn('save_params is deprecated. Please use save_parameters.')
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
@@ -316,6 +335,7 @@ class Block:
             params[key]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
 
     def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        """Deprecated: load a parameter file; warns, then does what ``load_parameters`` does."""
         warnings.warn('load_params is deprecated. Please use load_parameters.')
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
@@ -354,6 +374,11 @@ class Block:
             child.hybridize(active, **kwargs)
 
     def cast(self, dtype):
+        """Cast every parameter of this block and its descendants to ``dtype`` (e.g. ``'float16'``).
+
+        Initialized parameters get new data and gradient arrays holding their values converted
+        to the new type; uninitialized ones will be created with it.
+        """
         for child in self._children.values():
             child.cast(dtype)
         for param in self.params.values():
@@ -368,9 +393,24 @@ class Block:
         return out
 
     def forward(self, *args):
+        """Compute the block's output from its inputs; every subclass must define it.
+
+        Usually not called directly: calling the block (``block(x)``) runs the forward pre-hooks,
+        then ``forward``, then the forward hooks.  The inputs and outputs are usually NDArrays.
+
+        Raises:
+            NotImplementedError: in the base class, which has no computation of its own.
+        """
         raise NotImplementedError('%s must define forward' % type(self).__name__)
 
     def register_op_hook(self, callback, monitor_all=False):
+        """Install ``callback`` on every descendant HybridBlock, to watch its operators.
+
+        Once a hybridized block runs, ``callback(name, op_name, array)`` is called for each
+        operator's output: ``name`` is the output's name and ``op_name`` the operator's, both as
+        bytes, ``array`` an NDArray.  With ``monitor_all=True`` the operators' inputs are reported
+        too.  Blocks that are not hybridized run operator by operator and report nothing.
+        """
         for child in self._children.values():
             child.register_op_hook(callback, monitor_all)
 
@@ -434,6 +474,10 @@ class HybridBlock(Block):
                           forward_bulk_size=forward_bulk_size, backward_bulk_size=backward_bulk_size)
 
     def cast(self, dtype):
+        """Cast the parameters to ``dtype`` as ``Block.cast`` does, and drop the traced graph.
+
+        The next call of a hybridized block traces ``hybrid_forward`` again with the new type.
+        """
         self._clear_cached_op()
         super().cast(dtype)
 
@@ -475,6 +519,14 @@ class HybridBlock(Block):
         self._infer_attrs('infer_shape', 'shape', *args)
 
     def infer_type(self, *args):
+        """Set the parameters' dtypes from the inputs' dtypes, by type inference on the traced graph.
+
+        Args:
+            *args: the inputs the block will be called with (NDArrays), whose ``dtype`` is read.
+
+        Raises:
+            GluonValueError: when the inputs do not determine the type of every parameter.
+        """
         self._infer_attrs('infer_type', 'dtype', *args)
 
     def _deferred_infer_shape(self, *args):
@@ -486,6 +538,17 @@ class HybridBlock(Block):
 
     # ------------------------------------------------------------- running
     def forward(self, x, *args):
+        """Run the block on NDArrays or Symbols; called by ``block(x, ...)``.
+
+        On Symbols it calls ``hybrid_forward`` with ``F = mx.sym`` and returns the Symbol built.
+        On NDArrays it either calls ``hybrid_forward`` with ``F = mx.nd`` and the parameters'
+        arrays on the inputs' context (finishing deferred initialization from the input shapes on
+        the first call), or, once hybridized, runs the cached graph.
+
+        Raises:
+            GluonValueError: on inputs that mix NDArrays and Symbols, or contain neither, or (when
+                hybridized) NDArrays on several contexts.
+        """
         if self._active and type(x) is NDArray and all(type(a) is NDArray for a in args):
             # the common hybridized call, NDArrays only: the checks below, made in one pass
             ctx = x._ctx
@@ -524,6 +587,23 @@ class HybridBlock(Block):
             return self.hybrid_forward(ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
+        """The computation of the block, written once for NDArrays and Symbols; subclasses define it.
+
+        Args:
+            F: the operator namespace to use: ``mx.nd`` when the block runs imperatively,
+                ``mx.sym`` while it is traced into a graph (hybridized, or called on Symbols).
+                Write ``F.FullyConnected(...)`` rather than ``mx.nd.FullyConnected(...)``.
+            x: the first input (an NDArray or a Symbol, like ``F``).
+            *args: further inputs.
+            **kwargs: the block's own parameters by attribute name (``weight=...``), as arrays of
+                the input's context, or as Symbol variables.
+
+        Returns:
+            The output: an NDArray/Symbol or a (nested) list of them.
+
+        Raises:
+            NotImplementedError: in the base class.
+        """
         raise NotImplementedError('%s must define hybrid_forward' % type(self).__name__)
 
     def _build_cache(self, *args):
@@ -594,11 +674,22 @@ class HybridBlock(Block):
         return sym_file, params_file
 
     def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(name, op_name, array)`` for the operators of this block and its children.
+
+        The hook fires while the block runs hybridized: ``name`` names each operator output (and,
+        with ``monitor_all=True``, each operator input), ``op_name`` the operator, both as bytes,
+        and ``array`` holds the value as an NDArray.
+        """
         self._callback = callback
         self._monitor_all = monitor_all
         super().register_op_hook(callback, monitor_all)
 
     def optimize_for(self, x, *args, backend=None, **kwargs):
+        """Partition the graph for an accelerator backend; not supported by reflib.
+
+        Raises:
+            MXNetError: always, since reflib has no subgraph backends.
+        """
         raise MXNetError('optimize_for(backend=%r): reflib has no subgraph backends' % (backend,))
 
 
@@ -693,6 +784,16 @@ class SymbolBlock(HybridBlock):
         return '%s(\n%s : %d -> %d\n)' % (type(self).__name__, out, len(graph_inputs), len(out.list_outputs()))
 
     def forward(self, x, *args):
+        """Run the wrapped Symbol on NDArrays, or compose it with Symbols.
+
+        Given NDArrays (as many as the block's input variables), the graph runs through the
+        executor on the first input's context and the outputs come back as NDArrays.  Given
+        Symbols, the block's graph is returned with its input variables replaced by them.
+
+        Raises:
+            GluonAssertionError: when the first input is neither an NDArray nor a Symbol, or the
+                Symbol inputs do not match the block's input structure.
+        """
         if isinstance(x, NDArray):
             with x.context:
                 return self._call_cached_op(x, *args)
@@ -715,9 +816,15 @@ class SymbolBlock(HybridBlock):
         return self._cached_graph
 
     def hybrid_forward(self, F, x, *args, **kwargs):
+        """Not used: a SymbolBlock runs the Symbol it wraps (see ``forward``).
+
+        Raises:
+            NotImplementedError: always.
+        """
         raise NotImplementedError('a SymbolBlock runs its Symbol; it has no hybrid_forward')
 
     def reset_ctx(self, ctx):
+        """Move every parameter of the block to ``ctx`` (a Context or a list of Contexts)."""
         for param in self.collect_params().values():
             param.reset_ctx(ctx)
 

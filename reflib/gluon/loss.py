@@ -64,6 +64,30 @@ class Loss(HybridBlock):
         return '%s(batch_axis=%s, w=%s)' % (type(self).__name__, self._batch_axis, self._weight)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
+        """Compute the loss of each sample; every loss class defines it (call the loss, not this).
+
+        Most losses take ``(F, pred, label, sample_weight=None)``; those that take other inputs
+        (TripletLoss, CTCLoss, CosineEmbeddingLoss, SDMLLoss, ...) list them in their class
+        docstring.
+
+        Args:
+            F: ``mx.nd`` or ``mx.sym``, the operators to compute with (see HybridBlock).
+            pred: the prediction.
+            label: the target.  Most losses reshape a label that has the prediction's number of
+                elements but another shape (``(batch,)`` for ``(batch, 1)``) to the prediction's.
+            sample_weight: optional weights, broadcast against the element-wise loss and multiplied
+                in before the reduction.
+
+        Returns:
+            The loss per sample, of shape ``(batch,)`` (the axes other than ``batch_axis`` reduced),
+            scaled by ``weight`` when it was given; a few losses differ (see their class docstring).
+
+        >>> loss = mx.gluon.loss.L1Loss()
+        >>> loss(mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([[1, 0], [3, 5]]))
+        <BLANKLINE>
+        [1.  0.5]
+        <NDArray 2 @cpu(0)>
+        """
         raise NotImplementedError('%s must define hybrid_forward(F, pred, label, ...)' % type(self).__name__)
 
     def _per_sample_mean(self, F, loss):

@@ -105,6 +105,16 @@ class Parameter:
     # ------------------------------------------------------------- attributes
     @property
     def grad_req(self):
+        """How backward treats this parameter's gradient: ``'write'``, ``'add'`` or ``'null'``.
+
+        ``'write'`` overwrites the gradient buffer on each backward, ``'add'`` adds to it (clear it
+        with ``zero_grad``), ``'null'`` keeps no gradient.  Setting it on an initialized parameter
+        creates or drops the gradient buffers; a parameter made with ``differentiable=False`` is
+        always ``'null'``.
+
+        Raises:
+            GluonAssertionError: when set to any other value.
+        """
         return self._grad_req
 
     @grad_req.setter
@@ -124,6 +134,10 @@ class Parameter:
 
     @property
     def dtype(self):
+        """The data type of the values, as it was given (``numpy.float32`` or ``'float32'``, say).
+
+        Setting it casts the parameter, as ``cast`` does.
+        """
         return self._dtype
 
     @dtype.setter
@@ -132,6 +146,7 @@ class Parameter:
 
     @property
     def stype(self):
+        """The storage type of the values: ``'default'`` (dense), ``'row_sparse'`` or ``'csr'``."""
         return self._stype
 
     @property
@@ -279,6 +294,13 @@ class Parameter:
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
+        """The values on every context, as a list of NDArrays in the order of ``list_ctx()``.
+
+        Raises:
+            MXNetError: when the parameter is not initialized, or is not dense (use
+                ``list_row_sparse_data`` for a row_sparse one).
+            DeferredInitializationError: when initialization waits for the first forward pass.
+        """
         if self._stype != 'default':
             raise MXNetError("Cannot return copies of Parameter '%s' on all contexts via list_data() because "
                              "its storage type is %s. Please use row_sparse_data() instead."
@@ -290,14 +312,38 @@ class Parameter:
             raise MXNetError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % self.name)
 
     def grad(self, ctx=None):
+        """The gradient buffer on ``ctx`` (an NDArray; with one context, ``ctx`` may be omitted).
+
+        Raises:
+            MXNetError: when ``grad_req`` is ``'null'``, the parameter is not initialized, or it
+                has no copy on ``ctx``.
+            DeferredInitializationError: when initialization waits for the first forward pass.
+
+        >>> p = mx.gluon.Parameter('w', shape=(2,))
+        >>> p.initialize()
+        >>> p.grad()
+        <BLANKLINE>
+        [0. 0.]
+        <NDArray 2 @cpu(0)>
+        """
         self._no_grad_check()
         return self._check_and_get(self._grad, ctx)
 
     def list_grad(self):
+        """The gradient buffers on every context, as a list of NDArrays in the order of ``list_ctx()``.
+
+        Raises:
+            MXNetError: when ``grad_req`` is ``'null'`` or the parameter is not initialized.
+        """
         self._no_grad_check()
         return self._check_and_get(self._grad, list)
 
     def list_ctx(self):
+        """The contexts the parameter lives on (or will, while its initialization is deferred).
+
+        Raises:
+            MXNetError: when the parameter was never initialized.
+        """
         if self._data is None:
             if self._deferred_init:
                 return self._deferred_init[1]
@@ -312,6 +358,18 @@ class Parameter:
         return self._pull_rows(self._check_and_get(self._data, row_id.context), row_id)
 
     def list_row_sparse_data(self, row_id):
+        """The rows ``row_id`` of a row_sparse parameter on every context, as a list of NDArrays.
+
+        The rows are pulled through the Trainer's kvstore, so a Trainer must have been created
+        with this parameter.
+
+        Args:
+            row_id: an NDArray of the row indices wanted.
+
+        Raises:
+            MXNetError: when the parameter is not row_sparse or has no Trainer.
+            TypeError: when ``row_id`` is not an NDArray.
+        """
         if self._stype != 'row_sparse':
             raise MXNetError("Cannot return copies of Parameter '%s' on all contexts via list_row_sparse_data() "
                              "because its storage type is %s. Please use data() instead." % (self.name, self._stype))
@@ -349,6 +407,10 @@ class Parameter:
             arr[:] = data
 
     def zero_grad(self):
+        """Set the gradient buffers on every context to zero (nothing to do under ``grad_req='null'``).
+
+        Needed between iterations with ``grad_req='add'``, where backward accumulates.
+        """
         if self._grad is None:
             return
         for g in self._grad:
@@ -429,6 +491,7 @@ class Constant(Parameter):
 
     @property
     def grad_req(self):
+        """Always ``'null'``: a Constant has no gradient.  Setting another value warns and is ignored."""
         return 'null'
 
     @grad_req.setter
@@ -466,16 +529,26 @@ class ParameterDict:
         return key in self._params
 
     def items(self):
+        """The ``(full name, Parameter)`` pairs, in the order the parameters were added."""
         return self._params.items()
 
     def keys(self):
+        """The full names of the parameters (prefix included), in the order they were added.
+
+        >>> d = mx.gluon.ParameterDict('net_')
+        >>> w = d.get('weight', shape=(2, 3))
+        >>> list(d.keys())
+        ['net_weight']
+        """
         return self._params.keys()
 
     def values(self):
+        """The Parameters, in the order they were added."""
         return self._params.values()
 
     @property
     def prefix(self):
+        """The prefix ``get`` and ``get_constant`` put in front of a name (the owning block's prefix)."""
         return self._prefix
 
     def _lookup(self, name):
@@ -555,14 +628,21 @@ class ParameterDict:
             param.initialize(None, ctx, init, force_reinit=force_reinit)
 
     def zero_grad(self):
+        """Set the gradients of every parameter to zero (see ``Parameter.zero_grad``)."""
         for param in self.values():
             param.zero_grad()
 
     def reset_ctx(self, ctx):
+        """Move every parameter to ``ctx`` (a Context or a list of Contexts), keeping its values.
+
+        Raises:
+            GluonValueError: when a parameter was never initialized.
+        """
         for param in self.values():
             param.reset_ctx(ctx)
 
     def list_ctx(self):
+        """The contexts of all the parameters together, each once, in order of first appearance."""
         found = []
         for param in self.values():
             found.extend(c for c in param.list_ctx() if c not in found)
@@ -596,6 +676,26 @@ class ParameterDict:
 
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix='',
                   filename=None, cast_dtype=False, dtype_source='current'):
+        """Load values from a dict (or list of pairs) of name to NDArray, as ``load`` does from a file.
+
+        Args:
+            param_dict: the arrays by name, as ``mx.nd.load`` returns them; names starting with
+                ``arg:`` or ``aux:`` (a Module checkpoint) lose that tag.
+            ctx: the context(s) for parameters that are not initialized yet (default: where their
+                deferred initialization would put them, else the CPU).
+            allow_missing: if false, a parameter of this dict absent from ``param_dict`` is an error.
+            ignore_extra: if false, a name in ``param_dict`` that is not a parameter is an error.
+            restore_prefix: put in front of every loaded name before matching (what ``save``'s
+                ``strip_prefix`` took off).
+            filename: the file the arrays came from, named in error messages.
+            cast_dtype: convert values whose dtype differs instead of failing.
+            dtype_source: with ``cast_dtype``, which dtype wins: ``'current'`` (the parameter's) or
+                ``'saved'`` (the loaded array's).
+
+        Raises:
+            GluonAssertionError: on a missing or extra name (unless allowed), or a loaded value
+                whose shape or dtype does not fit.
+        """
         where = 'file: %s' % filename if filename else 'param_dict'
         pairs = param_dict.items() if isinstance(param_dict, dict) else param_dict
         loaded = {restore_prefix + (k[4:] if k.startswith(('arg:', 'aux:')) else k): v for k, v in pairs}

@@ -27,6 +27,38 @@ def _is_container(block):
 
 
 def print_summary(net, inputs):
+    """Run ``net`` once on ``inputs`` and print a table of its layers (what ``Block.summary`` does).
+
+    Each block in the tree (the Sequential containers excepted) gets a row with its output
+    shape(s) and its own parameter count; totals follow, with trainable (grad_req not
+    ``'null'``) and shared parameters counted apart.  Hooks attached for the run are removed
+    afterwards, even on an error.
+
+    Args:
+        net: the Block to describe; its parameters must be initialized.
+        inputs: the list of inputs to call it with.
+
+    Raises:
+        GluonAssertionError: when a block in the tree is hybridized (its children would not be
+            seen).
+
+    >>> net = mx.gluon.nn.Dense(2, in_units=3)
+    >>> net.initialize()
+    >>> mx.gluon.summary.print_summary(net, [mx.nd.ones((1, 3))])
+    --------------------------------------------------------------------------------
+            Layer (type)                                Output Shape         Param #
+    ================================================================================
+                   Input                                      (1, 3)               0
+                 Dense-1                                      (1, 2)               8
+    ================================================================================
+    Parameters in forward computation graph, duplicate included
+       Total params: 8
+       Trainable params: 8
+       Non-trainable params: 0
+    Shared params in forward computation graph: 0
+    Unique parameters in model: 8
+    --------------------------------------------------------------------------------
+    """
     rows = [('Input', _shape_text(list(inputs) if len(inputs) > 1 else inputs[0]), 0, 0, 0)]
     seen, handles = set(), []
 

@@ -170,13 +170,29 @@ class Trainer:
     # ------------------------------------------------------------- learning rate
     @property
     def learning_rate(self):
+        """The optimizer's current learning rate (its lr_scheduler's value when it has one).
+
+        >>> net = mx.gluon.nn.Dense(2, in_units=3)
+        >>> net.initialize()
+        >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+        >>> trainer.set_learning_rate(0.05)
+        >>> trainer.learning_rate
+        0.05
+        """
         return self._optimizer.learning_rate
 
     @property
     def optimizer(self):
+        """The Optimizer that updates the parameters (after ``load_states``, the one loaded)."""
         return self._optimizer
 
     def set_learning_rate(self, lr):
+        """Set the optimizer's learning rate to ``lr`` for the following steps.
+
+        Raises:
+            LRSchedulerConflict: (an MXNetError) when the optimizer has an lr_scheduler, which
+                decides the rate instead.
+        """
         self._optimizer.set_learning_rate(lr)
 
     # ------------------------------------------------------------- a step
@@ -281,6 +297,11 @@ class Trainer:
         atomic_write_bytes(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):
+        """Load the optimizer states (and the optimizer) written by ``save_states`` to ``fname``.
+
+        Creates the kvstore first if no step has done so yet.  The loaded optimizer replaces the
+        current one, so settings such as the learning rate come from the file.
+        """
         self._prepare()
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)

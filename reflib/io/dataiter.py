@@ -35,6 +35,15 @@ class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
 
     @staticmethod
     def get_list(shapes, types):
+        """Turn a list of ``(name, shape)`` pairs into a list of DataDescs.
+
+        ``types``, when given, is a list of ``(name, dtype)`` pairs; each desc takes the dtype
+        listed under its name (a name missing there raises KeyError).  Without it every desc
+        keeps the default dtype (float32).
+
+        >>> mx.io.DataDesc.get_list([('data', (2, 3))], [('data', np.int32)])
+        [DataDesc[data,(2, 3),<class 'numpy.int32'>,NCHW]]
+        """
         if types is not None:
             type_of = dict(types)
             return [DataDesc(name, shape, type_of[name]) for name, shape in shapes]
@@ -103,9 +112,19 @@ class DataIter:
         return self
 
     def reset(self):
+        """Go back to the first batch, so that the next ``next()`` starts a new pass (epoch).
+
+        The base class keeps no position and does nothing; every iterator that does overrides it.
+        """
         pass
 
     def next(self):
+        """Return the next batch as a DataBatch, or raise StopIteration at the end of the data.
+
+        The default asks ``iter_next()`` to move on and builds the batch from ``getdata()``,
+        ``getlabel()``, ``getpad()`` and ``getindex()``; an iterator may instead override
+        ``next`` alone.  ``for batch in it`` calls it too.
+        """
         if self.iter_next():
             return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
                              index=self.getindex())
@@ -115,18 +134,34 @@ class DataIter:
         return self.next()
 
     def iter_next(self):
+        """Move to the next batch; return True if there is one, False at the end of the data.
+
+        The base class has no data and always returns False.
+        """
         return False
 
     def getdata(self):
+        """The data of the batch the iterator is at: a list of NDArrays, one per ``provide_data``
+        entry (None in the base class).
+        """
         return None
 
     def getlabel(self):
+        """The labels of the batch the iterator is at: a list of NDArrays, one per ``provide_label``
+        entry (None in the base class or for an iterator without labels).
+        """
         return None
 
     def getindex(self):
+        """The indices (positions in the data set) of the samples of the current batch, or None
+        where the iterator does not track them.
+        """
         return None
 
     def getpad(self):
+        """The number of filler samples at the end of the current batch: 0 for a full batch, more
+        when the last batch was padded up to ``batch_size`` (the filler predictions are dropped).
+        """
         return 0
 
 

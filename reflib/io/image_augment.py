@@ -41,6 +41,7 @@ class CppRandom:
         self._word = Words(seed)
 
     def word(self):
+        """The next raw 32-bit output of the ``mt19937`` engine, as a Python int in ``[0, 2**32)``."""
         return self._word()
 
     def uniform_int(self, n):

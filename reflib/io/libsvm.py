@@ -68,6 +68,7 @@ class LibSVMRows(namedtuple('LibSVMRows', ['labels', 'indptr', 'indices', 'value
 
     @property
     def count(self):
+        """The number of rows read (one per label)."""
         return len(self.labels)
 
 

@@ -48,6 +48,16 @@ def parse_bool(owner, name, value):
 
 
 def parse_int(owner, name, value, minimum=None):
+    """Read the integer argument ``name`` of iterator ``owner`` from ``value`` (an int or a
+    string such as ``'32'``, as MXNet parses its arguments from strings).
+
+    Raises MXNetError naming ``owner`` and ``name`` when ``value`` is not an integer or is
+    below ``minimum`` (when one is given).
+
+    >>> from reflib.io.loader import parse_int
+    >>> parse_int('CSVIter', 'batch_size', ' 32 ', minimum=1)
+    32
+    """
     try:
         number = int(str(value).strip())
     except ValueError:
@@ -105,6 +115,10 @@ class FileIter(DataIter):
 
     @classmethod
     def warn_unknown(cls, kwargs):
+        """Log a warning on the ``reflib.io`` logger naming the keyword arguments in ``kwargs`` the
+        iterator does not know (MXNet silently ignores them); ``prefetch_buffer`` and ``ctx``
+        are accepted without a warning.  Returns nothing.
+        """
         unknown = sorted(k for k in kwargs if k not in COMMON_IGNORED)
         if unknown:
             # reflib's own logger, not the root one: a root logging call before the script's
@@ -131,11 +145,18 @@ class FileIter(DataIter):
                          pad=int(pad), index=np.asarray(index, dtype=np.uint64).copy())
 
     def reset(self):
+        """Rewind to the start of the file (through the subclass's ``_before_first``); the next
+        ``next()`` reads the first batch again.
+        """
         self._first = None
         self._current = None
         self._before_first()
 
     def next(self):
+        """Return the next DataBatch (its data and label are one-element lists), or raise
+        StopIteration at the end.  The first call after construction returns the batch already
+        read when the iterator was made.
+        """
         if self._first is not None:
             # the batch read at construction is the epoch's first
             self._current, self._first = self._first, None
@@ -146,6 +167,11 @@ class FileIter(DataIter):
         return self._current
 
     def iter_next(self):
+        """Move to the next batch, as ``next()`` does; True if there was one, False at the end.
+
+        Unlike MXNet's wrapper (whose first call keeps answering the preloaded first batch
+        without consuming it), every call here moves on by one batch.
+        """
         # MXNet's wrapper answers True for the preloaded first batch without using it up, so a
         # loop over iter_next()/getdata() sees the first batch forever; here it is used up
         try:
@@ -160,15 +186,27 @@ class FileIter(DataIter):
         return self._current
 
     def getdata(self):
+        """The data of the current batch as a single NDArray (not a list, as in MXNet's
+        ``MXDataIter``).  Raises MXNetError before the first ``iter_next()``/``next()``.
+        """
         return self._require_current().data[0]
 
     def getlabel(self):
+        """The label of the current batch as a single NDArray (not a list).  Raises MXNetError
+        before the first ``iter_next()``/``next()``.
+        """
         return self._require_current().label[0]
 
     def getindex(self):
+        """The sample indices of the current batch, a numpy uint64 array.  Raises MXNetError
+        before the first ``iter_next()``/``next()``.
+        """
         return self._require_current().index
 
     def getpad(self):
+        """The number of padding samples in the current batch (an int).  Raises MXNetError before
+        the first ``iter_next()``/``next()``.
+        """
         return self._require_current().pad
 
 
@@ -197,6 +235,10 @@ class BatchBuffer:
         self.overflow = 0
 
     def before_first(self):
+        """Prepare for a new epoch: go back to sample 0, except right after an epoch whose last
+        batch borrowed samples from the start (``round_batch``); then the position is kept, so
+        the next epoch starts after the borrowed samples.
+        """
         if not self.round_batch or self.overflow == 0:
             self.pos = 0
         else:
@@ -209,6 +251,12 @@ class BatchBuffer:
         self.pos += 1
 
     def read(self):
+        """Fill the next batch.  Returns ``(data, label, pad, index)`` (copies of the numpy batch
+        buffers and the number of padding samples), or None when the epoch is over.
+
+        Raises MXNetError when ``round_batch`` is on and completing the last batch would need
+        more samples than the data has.
+        """
         if self.overflow:
             return None    # the epoch ended with borrowed samples; reset() first
         top = 0

@@ -194,11 +194,20 @@ class NDArrayIter(DataIter):
 
     @property
     def provide_data(self):
+        """One DataDesc per data array (sorted by name): its name, the shape of a batch
+        (``batch_size`` rows), the array's dtype and the iterator's ``layout``.
+
+        >>> mx.io.NDArrayIter(np.zeros((5, 3)), batch_size=2).provide_data
+        [DataDesc[data,(2, 3),<class 'numpy.float32'>,NCHW]]
+        """
         return [DataDesc(name, (self.batch_size,) + arr.shape[1:], arr.dtype, self.layout)
                 for name, arr in self.data]
 
     @property
     def provide_label(self):
+        """One DataDesc per label array, as ``provide_data`` describes the data; an empty list
+        when the iterator has no labels.
+        """
         return [DataDesc(name, (self.batch_size,) + arr.shape[1:], arr.dtype, self.layout)
                 for name, arr in self.label]
 
@@ -211,6 +220,12 @@ class NDArrayIter(DataIter):
         self._cache_label = None
 
     def reset(self):
+        """Start a new epoch, reshuffling first when ``shuffle`` is on.
+
+        With ``last_batch_handle='roll_over'``, when the previous epoch ended with an incomplete
+        batch, the new epoch's first batch is that batch completed with the first samples of
+        the data; ``hard_reset()`` forgets it instead.
+        """
         if self.shuffle:
             self._shuffle_data()
         if (self.last_batch_handle == 'roll_over'
@@ -225,6 +240,13 @@ class NDArrayIter(DataIter):
         return self.cursor < self.num_data
 
     def next(self):
+        """Return the next DataBatch or raise StopIteration at the end of the epoch.
+
+        An incomplete last batch is padded from the start of the data with ``'pad'``
+        (``batch.pad`` says by how many samples); with ``'discard'`` and ``'roll_over'`` it is
+        not returned: StopIteration is raised instead, and ``'roll_over'`` keeps it for the
+        next epoch.  The batch's ``index`` is None.
+        """
         if not self.iter_next():
             raise StopIteration
         data, label = self.getdata(), self.getlabel()
@@ -268,6 +290,10 @@ class NDArrayIter(DataIter):
         return label
 
     def getpad(self):
+        """The number of samples in the current batch that do not belong to it: the filler of a
+        padded last batch (``'pad'``), or with ``'roll_over'``, in the first batch after a
+        roll-over, the number of samples that come from the previous epoch's end; 0 otherwise.
+        """
         if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
             return self.cursor + self.batch_size - self.num_data
         if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:

@@ -138,13 +138,23 @@ class PrefetchingIter(BatchAtHand, DataIter):
 
     @property
     def provide_data(self):
+        """The data descs of all wrapped iterators, one iterator's after another's, renamed by
+        ``rename_data`` when it is given (a renamed desc keeps name, shape and dtype but takes
+        the default layout).  Raises MXNetError when a rename dict lacks a name.
+        """
         return _renamed([it.provide_data for it in self.iters], self.rename_data, 'rename_data')
 
     @property
     def provide_label(self):
+        """The label descs of all wrapped iterators, one iterator's after another's, renamed by
+        ``rename_label`` when it is given, as ``provide_data`` does for the data.
+        """
         return _renamed([it.provide_label for it in self.iters], self.rename_label, 'rename_label')
 
     def reset(self):
+        """Wait for the reads in flight, reset every wrapped iterator and let the threads read
+        the new epoch's first batches.
+        """
         # let every thread finish its read, then rewind and read the new epoch's first batch
         for worker in self._workers:
             if not worker.ended:
@@ -155,6 +165,13 @@ class PrefetchingIter(BatchAtHand, DataIter):
             worker.restart()
 
     def iter_next(self):
+        """Take the prefetched batch of every wrapped iterator and join them into one DataBatch
+        (``current_batch``); True if there was one, False at the end of the epoch.
+
+        Raises MXNetError when the wrapped iterators end at different batches or their batches
+        disagree on ``pad``; an exception a wrapped iterator raised while reading ahead is
+        re-raised here.
+        """
         batches = [worker.take() for worker in self._workers]
         ended = [b is None for b in batches]
         if all(ended):

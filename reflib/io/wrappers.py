@@ -39,11 +39,18 @@ class ResizeIter(BatchAtHand, DataIter):
             self.default_bucket_key = data_iter.default_bucket_key
 
     def reset(self):
+        """Start a new epoch of ``size`` batches; the wrapped iterator is reset too only when
+        ``reset_internal`` is on, otherwise it goes on from where the last epoch stopped.
+        """
         self.cur = 0
         if self.reset_internal:
             self.data_iter.reset()
 
     def iter_next(self):
+        """Read the wrapped iterator's next batch into ``current_batch``, resetting it first
+        when it has run out.  True while fewer than ``size`` batches were read this epoch,
+        False after that.
+        """
         if self.cur == self.size:
             return False
         try:

@@ -45,9 +45,18 @@ class KVStoreBase:
         raise NotImplementedError()
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Write the states of the optimizer the store runs (see ``set_optimizer``) to the file
+        ``fname``; with ``dump_optimizer`` the optimizer itself is saved along with them.
+
+        Only meaningful for a store that runs the update (``is_capable(OPTIMIZER)``); the base
+        class raises NotImplementedError.
+        """
         raise NotImplementedError()
 
     def load_optimizer_states(self, fname):
+        """Restore the optimizer states that ``save_optimizer_states`` wrote to the file ``fname``
+        into the optimizer the store runs.  The base class raises NotImplementedError.
+        """
         raise NotImplementedError()
 
     def is_capable(self, capability):
@@ -123,7 +132,9 @@ class TestStore(KVStoreBase):
         raise NotImplementedError('teststore cannot run an optimizer (is_capable("optimizer") is False)')
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Always raises NotImplementedError: this store runs no optimizer, so it has no states."""
         raise NotImplementedError('teststore holds no optimizer states')
 
     def load_optimizer_states(self, fname):
+        """Always raises NotImplementedError: this store runs no optimizer, so it has no states."""
         raise NotImplementedError('teststore holds no optimizer states')

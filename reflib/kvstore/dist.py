@@ -410,13 +410,24 @@ class LocalLink:
         self._store_ids = itertools.count()
 
     def new_store_id(self):
+        """A fresh number (0, 1, 2, ...) for a new dist store made in this process, by which the
+        servers tell that store's keys from other stores'.
+        """
         return next(self._store_ids)
 
     def post(self, server, request):
+        """Send ``request``, an ``(op, store_id, key, payload)`` tuple, to server number ``server``
+        without waiting for an answer (a push).  The payload's arrays are copied first, as a
+        message would be.
+        """
         op, store_id, key, payload = request
         self.servers[server].handle(0, (op, None, store_id, key, _copied(payload)))
 
     def call(self, requests):
+        """Send each ``(server, (op, store_id, key, payload))`` of ``requests`` and wait for the
+        answers.  Returns the reply payloads, in the order of ``requests``; raises KVStoreError
+        with the first error a server answered.
+        """
         results = {}
         for number, (server, (op, store_id, key, payload)) in enumerate(requests):
             for _, reply in self.servers[server].handle(0, (op, number, store_id, key, _copied(payload))):
@@ -424,6 +435,7 @@ class LocalLink:
         return _payloads(results, len(requests))
 
     def barrier(self):
+        """Nothing to wait for: this process is the only worker."""
         pass
 
 
@@ -438,13 +450,24 @@ class MpiLink:
         self._store_ids = itertools.count()
 
     def new_store_id(self):
+        """A fresh number (0, 1, 2, ...) for a new dist store made by this worker; every worker
+        makes its stores in the same order, so the numbers agree across the job.
+        """
         return next(self._store_ids)
 
     def post(self, server, request):
+        """Send ``request``, an ``(op, store_id, key, payload)`` tuple, as an MPI message to the
+        rank of server number ``server``, expecting no reply (a push).
+        """
         op, store_id, key, payload = request
         self.cluster.send(self.cluster.server_rank(server), (op, None, store_id, key, payload))
 
     def call(self, requests):
+        """Send each ``(server, (op, store_id, key, payload))`` of ``requests`` to its server, each
+        with a request number, and wait for every reply (they may come in any order).  Returns
+        the reply payloads in the order of ``requests``; raises KVStoreError with the first error
+        a server answered.
+        """
         wanted = []
         for server, (op, store_id, key, payload) in requests:
             number = next(self._request_ids)

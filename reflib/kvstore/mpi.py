@@ -113,6 +113,9 @@ class Cluster:
         return 'worker %d (rank %d)' % (rank, rank)
 
     def server_rank(self, index):
+        """The MPI rank of server number ``index``: servers come after the workers, so it is
+        ``num_workers + index``.
+        """
         return self.num_workers + index
 
     # ------------------------------------------------------------ messages

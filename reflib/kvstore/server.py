@@ -119,9 +119,22 @@ class KVServer:
 
     @property
     def finished(self):
+        """True once every worker has sent ``leave``: no request can come any more and the server
+        may stop.
+        """
         return len(self.left) == self.num_workers
 
     def handle(self, worker, request):
+        """Process one request from ``worker`` and return the replies it makes possible.
+
+        ``request`` is ``(op, request_id, store_id, key, payload)``, where ``op`` is one of
+        ``create``, ``init``, ``push``, ``push_rows``, ``pull``, ``pull_rows``, ``set_updater``,
+        ``get_states``, ``set_states``, ``barrier`` or ``leave``.  Returns a list of
+        ``(worker, (request_id, ok, payload))`` to send; it may be empty (a push that completes
+        no round, a barrier still filling) or answer other workers' waiting requests (a full
+        round releases their pulls).  An unknown ``op`` is answered with ``ok`` False and an
+        error message as the payload.
+        """
         op, request_id, store_id, key, payload = request
         if op == 'leave':
             self.left.add(worker)

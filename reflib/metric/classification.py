@@ -258,10 +258,17 @@ class PCC(EvalMetric):
 
     @property
     def sum_metric(self):
+        """The correlation of the local confusion matrix (since the last ``reset_local``) times
+        ``num_inst``, so that ``get()``, which divides by ``num_inst``, reports the correlation
+        itself (NaN when all labels, or all predictions, fall in one class).
+        """
         return self._calc_mcc(self.lcm) * self.num_inst
 
     @property
     def global_sum_metric(self):
+        """The correlation of the global confusion matrix (since the last ``reset``) times
+        ``global_num_inst``, the global counterpart of ``sum_metric``.
+        """
         return self._calc_mcc(self.gcm) * self.global_num_inst
 
     def reset(self):

@@ -286,6 +286,9 @@ class BaseModule:
 
     @property
     def symbol(self):
+        """The Symbol the module computes (None for a module without one); ``fit`` hands it to
+        its epoch-end callbacks, so that a checkpoint callback can save it.
+        """
         return self._symbol
 
     # Subclasses implement the rest: data_names, output_names, data_shapes, label_shapes,

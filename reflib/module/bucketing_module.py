@@ -103,42 +103,67 @@ class BucketingModule(BaseModule):
 
     @property
     def default_bucket_key(self):
+        """The bucket key given to the constructor: its module is bound first and owns the
+        parameters and the optimizer.
+        """
         return self._default_bucket_key
 
     @property
     def data_names(self):
+        """The data input names of the current bucket's module; before ``bind``, those that
+        ``sym_gen`` gives for the default bucket.
+        """
         if self.binded:
             return self._curr_module.data_names
         return list(self._call_sym_gen(self._default_bucket_key)[1] or [])
 
     @property
     def output_names(self):
+        """The output names of the current bucket's module; before ``bind``, those of the default
+        bucket's symbol.
+        """
         if self.binded:
             return self._curr_module.output_names
         return self._call_sym_gen(self._default_bucket_key)[0].list_outputs()
 
     @property
     def data_shapes(self):
+        """The data DataDescs the current bucket's module is bound for.  Raises ModuleStateError
+        before ``bind``.
+        """
         self._require('data_shapes')
         return self._curr_module.data_shapes
 
     @property
     def label_shapes(self):
+        """The label DataDescs the current bucket's module is bound for (None without labels).
+        Raises ModuleStateError before ``bind``.
+        """
         self._require('label_shapes')
         return self._curr_module.label_shapes
 
     @property
     def output_shapes(self):
+        """``[(output name, shape)]`` of the current bucket's module.  Raises ModuleStateError
+        before ``bind``.
+        """
         self._require('output_shapes')
         return self._curr_module.output_shapes
 
     @property
     def symbol(self):
+        """The symbol of the current bucket (the one the last batch used).  Raises
+        ModuleStateError before ``bind``.
+        """
         self._require('symbol')
         return self._curr_module.symbol
 
     # ------------------------------------------------------------ parameters
     def get_params(self):
+        """``(arg_params, aux_params)``, dicts of the shared parameters on the host, read through
+        the current bucket's module (every bucket shares the same arrays).  Raises
+        ModuleStateError before ``init_params``.
+        """
         self._require('get_params', binded=False, params=True)
         self._curr_module._params_dirty = self._params_dirty
         params = self._curr_module.get_params()
@@ -161,6 +186,10 @@ class BucketingModule(BaseModule):
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None, allow_missing=False,
                     force_init=False, allow_extra=False):
+        """Initialize the shared parameters through the current (after ``bind``, the default)
+        bucket's module, with the arguments of ``Module.init_params``.  Does nothing when they
+        are initialized already, unless ``force_init``; raises ModuleStateError before ``bind``.
+        """
         if self.params_initialized and not force_init:
             return
         self._require('init_params')
@@ -171,10 +200,14 @@ class BucketingModule(BaseModule):
         self.params_initialized = True
 
     def get_states(self, merge_multi_context=True):
+        """The state inputs of the current bucket's module, as ``Module.get_states`` returns them."""
         self._require('get_states', params=True)
         return self._curr_module.get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
+        """Set the state inputs of the current bucket's module, as ``Module.set_states`` does:
+        from ``states``, or to the scalar ``value`` when ``states`` is None.
+        """
         self._require('set_states', params=True)
         self._curr_module.set_states(states, value)
 
@@ -244,32 +277,52 @@ class BucketingModule(BaseModule):
         self.switch_bucket(current, None, None)
 
     def forward(self, data_batch, is_train=None):
+        """Switch to the bucket of ``data_batch.bucket_key`` (binding its module, sharing the
+        default bucket's parameters, the first time) and run its forward pass.  The batch's
+        ``provide_data``/``provide_label`` give the new bucket's shapes.
+        """
         self._require('forward', params=True)
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data, data_batch.provide_label)
         self._curr_module.forward(data_batch, is_train=is_train)
 
     def backward(self, out_grads=None):
+        """Backward pass of the current bucket's module (the one the last ``forward`` used);
+        ``out_grads`` as in ``Module.backward``.
+        """
         self._require('backward', params=True)
         self._curr_module.backward(out_grads=out_grads)
 
     def update(self):
+        """One optimizer step through the current bucket's module; the optimizer and its states
+        are shared by all buckets.  Raises ModuleStateError before ``init_optimizer``.
+        """
         self._require('update', params=True, optimizer=True)
         self._params_dirty = True
         self._curr_module.update()
 
     def get_outputs(self, merge_multi_context=True):
+        """The outputs of the last forward pass (of the current bucket), as ``Module.get_outputs``
+        returns them.
+        """
         self._require('get_outputs', params=True)
         return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
+        """The data gradients of the last backward pass (of the current bucket), as
+        ``Module.get_input_grads`` returns them.
+        """
         self._require('get_input_grads', params=True)
         return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with the current bucket's outputs and ``labels``, as
+        ``Module.update_metric`` does.
+        """
         self._require('update_metric', params=True)
         self._curr_module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
+        """Install the Monitor ``mon`` on every bucket's module, and on those bound later too."""
         self._require('install_monitor')
         self._monitor = mon
         for module in self._buckets.values():

@@ -296,11 +296,20 @@ class DataParallelExecutorGroup:
                 target[name][:] = mean.astype(target[name].dtype)
 
     def get_states(self, merge_multi_context=True):
+        """The current values of the state inputs (``state_names``): with ``merge_multi_context``
+        one array per state, the devices' arrays concatenated along axis 0 (on the first
+        device); otherwise, per state, the list of each device's own array.
+        """
         if merge_multi_context:
             return merge_outputs(self.state_arrays, [0] * len(self.state_arrays))
         return self.state_arrays
 
     def set_states(self, states=None, value=None):
+        """Set the state inputs, either from ``states`` (per state, a list of one array per device,
+        as ``get_states(merge_multi_context=False)`` returns them, each copied into its
+        device's array) or, when ``states`` is None, by filling every state array with the
+        scalar ``value``.
+        """
         if states is not None:
             for src, dsts in zip(states, self.state_arrays):
                 for s, d in zip(src, dsts):
@@ -349,6 +358,10 @@ class DataParallelExecutorGroup:
         return outputs
 
     def get_output_shapes(self):
+        """``[(output name, shape)]`` of the outputs for the whole batch: the first executor's
+        output shapes with the batch axis set to ``batch_size`` (outputs without a batch axis
+        keep their shape).
+        """
         shapes = []
         for name, out, axis in zip(self.output_names, self.execs[0].outputs, self.output_layouts):
             shape = list(out.shape)
@@ -358,6 +371,10 @@ class DataParallelExecutorGroup:
         return shapes
 
     def get_input_grads(self, merge_multi_context=True):
+        """The gradients of the data inputs from the last backward: with ``merge_multi_context``
+        one whole-batch array per data input, otherwise per input a list of each device's
+        array.  Raises MXNetError unless the group was bound with ``inputs_need_grad``.
+        """
         if not self.inputs_need_grad:
             raise MXNetError('get_input_grads: bind with inputs_need_grad=True first')
         if merge_multi_context:
@@ -376,6 +393,7 @@ class DataParallelExecutorGroup:
                                     OrderedDict(zip(self.output_names, e.outputs)))
 
     def install_monitor(self, mon):
+        """Install the Monitor ``mon`` on every executor of the group."""
         for e in self.execs:
             mon.install(e)
 

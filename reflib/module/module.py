@@ -128,28 +128,40 @@ class Module(BaseModule):
     # ----------------------------------------------------------- properties
     @property
     def data_names(self):
+        """The names of the data inputs, as given to the constructor (a list)."""
         return self._data_names
 
     @property
     def label_names(self):
+        """The names of the label inputs, as given to the constructor (a list)."""
         return self._label_names
 
     @property
     def output_names(self):
+        """The names of the symbol's outputs (a list), e.g. ``['softmax_output']``."""
         return self._output_names
 
     @property
     def data_shapes(self):
+        """The DataDescs of the data inputs the module is bound for (whole-batch shapes).
+        Raises ModuleStateError before ``bind``.
+        """
         self._require('data_shapes')
         return self._data_shapes
 
     @property
     def label_shapes(self):
+        """The DataDescs of the label inputs the module is bound for, or None when it was bound
+        without labels (for inference).  Raises ModuleStateError before ``bind``.
+        """
         self._require('label_shapes')
         return self._label_shapes
 
     @property
     def output_shapes(self):
+        """``[(output name, shape)]`` of the outputs for a whole batch.  Raises ModuleStateError
+        before ``bind``.
+        """
         self._require('output_shapes')
         return self._exec_group.get_output_shapes()
 
@@ -422,10 +434,18 @@ class Module(BaseModule):
         return self._updater.get_states()
 
     def save_optimizer_states(self, fname):
+        """Write the optimizer's states (e.g. momentum) to the file ``fname``, atomically; they
+        come from the KVStore when it runs the update, else from the module's own updater.
+        Raises ModuleStateError before ``init_params`` and ``init_optimizer``.
+        """
         self._require('save_optimizer_states', params=True, optimizer=True)
         atomic_write_bytes(fname, self._optimizer_states_bytes())
 
     def load_optimizer_states(self, fname):
+        """Restore optimizer states from the file ``fname`` that ``save_optimizer_states`` (of
+        reflib or MXNet) wrote.  Raises ModuleStateError before ``init_optimizer``, and
+        MXNetError naming the file when it cannot be read or is not such a file.
+        """
         self._require('load_optimizer_states', params=True, optimizer=True)
         # the updater and the KVStore say *what* is wrong with the bytes; this adds *which file*
         try:
@@ -479,6 +499,12 @@ class Module(BaseModule):
                              'no label; pass is_train=False for inference' % self._bound_label_names)
 
     def backward(self, out_grads=None):
+        """Compute the gradients of the last forward pass (which must have been a training one).
+
+        ``out_grads`` are the head gradients, one whole-batch array per output; they are needed
+        only for outputs that are not loss layers.  Raises ModuleStateError before
+        ``init_params``.
+        """
         self._require('backward', params=True)
         self._exec_group.backward(out_grads=out_grads)
 
@@ -514,28 +540,51 @@ class Module(BaseModule):
                 self._updater(index * ndev + k, g, w)
 
     def get_outputs(self, merge_multi_context=True):
+        """The outputs of the last forward pass: with ``merge_multi_context`` one whole-batch
+        NDArray per output (the devices' parts concatenated), otherwise per output a list of
+        each device's array.  Raises ModuleStateError before ``init_params``.
+        """
         self._require('get_outputs', params=True)
         return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
+        """The gradients of the data inputs from the last backward pass, merged over the devices
+        as ``get_outputs`` merges the outputs.  Raises ModuleStateError unless the module was
+        bound with ``inputs_need_grad=True``.
+        """
         self._require('get_input_grads', params=True)
         if not self.inputs_need_grad:
             raise ModuleStateError('get_input_grads: bind with inputs_need_grad=True first')
         return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
 
     def get_states(self, merge_multi_context=True):
+        """The current values of the state inputs named by ``state_names`` (e.g. an RNN's hidden
+        state): with ``merge_multi_context`` one array per state, otherwise per state a list
+        of each device's array.
+        """
         self._require('get_states', params=True)
         return self._exec_group.get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
+        """Set the state inputs named by ``state_names``: from ``states`` (per state, a list of one
+        array per device) or, when ``states`` is None, to the scalar ``value`` everywhere.
+        """
         self._require('set_states', params=True)
         self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with the outputs of the last forward pass and ``labels`` (the
+        batch's label arrays, which are cut into each device's part).  With ``pre_sliced``
+        ``labels`` is already a list of label lists, one per device.  Raises ModuleStateError
+        before ``bind``.
+        """
         self._require('update_metric')      # bound, or there is no executor group to ask
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
+        """Install the Monitor ``mon`` on the module's executors, so that it can inspect their
+        arrays on the batches it samples.  Raises ModuleStateError before ``bind``.
+        """
         self._require('install_monitor')
         self._exec_group.install_monitor(mon)
 

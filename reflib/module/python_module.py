@@ -35,39 +35,53 @@ class PythonModule(BaseModule):
 
     @property
     def data_names(self):
+        """The data input names given to the constructor (a list)."""
         return self._data_names
 
     @property
     def output_names(self):
+        """The output names given to the constructor (a list)."""
         return self._output_names
 
     @property
     def data_shapes(self):
+        """The data shapes given to ``bind`` (a list), None before it."""
         return self._data_shapes
 
     @property
     def label_shapes(self):
+        """The label shapes given to ``bind``, None before it or when bound without labels."""
         return self._label_shapes
 
     @property
     def output_shapes(self):
+        """``[(output name, shape)]`` that the subclass's ``_compute_output_shapes`` gave at
+        ``bind``, None before it.
+        """
         return self._output_shapes
 
     def get_params(self):
+        """Always ``({}, {})``: a PythonModule has no parameters."""
         return {}, {}
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None, allow_missing=False,
                     force_init=False, allow_extra=False):
+        """Only marks the parameters as initialized: there are none, so the arguments are ignored."""
         self.params_initialized = True      # nothing to initialize
 
     def init_optimizer(self, kvstore='local', optimizer='sgd', optimizer_params=(('learning_rate', 0.01),),
                        force_init=False):
+        """Only marks the optimizer as initialized: with no parameters there is nothing to update."""
         self.optimizer_initialized = True   # nothing to update
 
     def update(self):
+        """Does nothing: there are no parameters to update."""
         pass
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with ``labels`` and ``get_outputs()``; does nothing when the
+        module was bound without labels.  Raises MXNetError for ``pre_sliced`` labels.
+        """
         if self._label_shapes is None:
             return                          # bound without labels: nothing to compare with
         if pre_sliced:
@@ -121,6 +135,9 @@ class PythonLossModule(PythonModule):
         return [(self._name + '_output', self._data_shapes[0][1])]
 
     def forward(self, data_batch, is_train=None):
+        """Keep the batch's first data array as the scores (the output, unchanged) and, in
+        training (``is_train``, by default ``for_training``), its first label for ``backward``.
+        """
         self._scores = data_batch.data[0]
         if is_train is None:
             is_train = self.for_training
@@ -128,9 +145,16 @@ class PythonLossModule(PythonModule):
             self._labels = data_batch.label[0]
 
     def get_outputs(self, merge_multi_context=True):
+        """The scores of the last forward, unchanged, as a one-element list."""
         return [self._scores]
 
     def backward(self, out_grads=None):
+        """Compute the gradient of the scores as ``grad_func(scores, labels)`` (converted to an
+        NDArray when it returns a numpy array).
+
+        Raises MXNetError when ``out_grads`` is given or the module was not bound for
+        training, and NotImplementedError when no ``grad_func`` was given.
+        """
         if out_grads is not None:
             raise MXNetError('PythonLossModule.backward: a loss takes no head gradient')
         if not self.for_training:
@@ -141,7 +165,9 @@ class PythonLossModule(PythonModule):
         self._scores_grad = grad if isinstance(grad, nd.NDArray) else nd.array(grad)
 
     def get_input_grads(self, merge_multi_context=True):
+        """The gradient of the scores from the last backward, as a one-element list."""
         return [self._scores_grad]
 
     def install_monitor(self, mon):
+        """Always raises NotImplementedError: there is no executor to monitor."""
         raise NotImplementedError('PythonLossModule has no executor to monitor')

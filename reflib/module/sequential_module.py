@@ -60,24 +60,35 @@ class SequentialModule(BaseModule):
     # ------------------------------------------------------------ properties
     @property
     def data_names(self):
+        """The data names of the first module of the chain (an empty list for an empty chain)."""
         return self._modules[0].data_names if self._modules else []
 
     @property
     def output_names(self):
+        """The output names of the last module of the chain (an empty list for an empty chain)."""
         return self._modules[-1].output_names if self._modules else []
 
     @property
     def data_shapes(self):
+        """The data DataDescs the first module is bound for.  Raises ModuleStateError before
+        ``bind``.
+        """
         self._require('data_shapes')
         return self._modules[0].data_shapes
 
     @property
     def label_shapes(self):
+        """The label shapes given to ``bind``, or None when no module of the chain takes the
+        labels.  Raises ModuleStateError before ``bind``.
+        """
         self._require('label_shapes')
         return self._label_shapes
 
     @property
     def output_shapes(self):
+        """``[(output name, shape)]`` of the last module of the chain.  Raises ModuleStateError
+        before ``bind``.
+        """
         self._require('output_shapes')
         return self._modules[-1].output_shapes
 
@@ -150,6 +161,10 @@ class SequentialModule(BaseModule):
 
     def init_optimizer(self, kvstore='local', optimizer='sgd', optimizer_params=(('learning_rate', 0.01),),
                        force_init=False):
+        """Give every module of the chain its own optimizer and KVStore, made from the same
+        arguments (see ``Module.init_optimizer``).  Warns and does nothing when already done,
+        unless ``force_init``; raises ModuleStateError before ``init_params``.
+        """
         self._require('init_optimizer', params=True)
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, ignoring.')
@@ -161,6 +176,9 @@ class SequentialModule(BaseModule):
 
     # ------------------------------------------------------------ computing
     def forward(self, data_batch, is_train=None):
+        """Run the modules in order on ``data_batch``: the first gets the batch, each later one
+        the batch with its data replaced by the previous module's outputs (labels kept).
+        """
         self._require('forward', params=True)
         batch = copy.copy(data_batch)
         for i, module in enumerate(self._modules):
@@ -173,6 +191,9 @@ class SequentialModule(BaseModule):
                 batch.provide_data = [(name, out.shape) for name, out in zip(names, batch.data)]
 
     def backward(self, out_grads=None):
+        """Run the modules' backward passes in reverse order: the last one gets ``out_grads``,
+        each earlier one the input gradients of the module after it.
+        """
         self._require('backward', params=True)
         for i in reversed(range(len(self._modules))):
             self._modules[i].backward(out_grads=out_grads)
@@ -180,15 +201,22 @@ class SequentialModule(BaseModule):
                 out_grads = self._modules[i].get_input_grads()
 
     def update(self):
+        """One optimizer step on every module of the chain.  Raises ModuleStateError before
+        ``init_optimizer``.
+        """
         self._require('update', params=True, optimizer=True)
         for module in self._modules:
             module.update()
 
     def get_outputs(self, merge_multi_context=True):
+        """The outputs of the last module of the chain, as its ``get_outputs`` returns them."""
         self._require('get_outputs', params=True)
         return self._modules[-1].get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
+        """The gradients of the chain's data inputs (those of the first module).  Raises
+        MXNetError unless the chain was bound with ``inputs_need_grad=True``.
+        """
         self._require('get_input_grads', params=True)
         if not self.inputs_need_grad:
             raise MXNetError('get_input_grads: bind with inputs_need_grad=True first')
@@ -202,6 +230,7 @@ class SequentialModule(BaseModule):
                 module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
+        """Install the Monitor ``mon`` on every module of the chain."""
         self._require('install_monitor')
         for module in self._modules:
             module.install_monitor(mon)

@@ -145,29 +145,63 @@ class NDArray:
     # ----------------------------------------------------------- properties
     @property
     def shape(self):
+        """The array's dimensions, a tuple of ints (``(2, 3)`` for two rows of three).
+
+        >>> mx.nd.zeros((2, 3)).shape
+        (2, 3)
+        """
         return tuple(self._data.shape)
 
     @property
     def dtype(self):
+        """The element type as a numpy type object (``numpy.float32``, not ``dtype('float32')``),
+        which is what MXNet 1.x returns.
+
+        >>> mx.nd.zeros((2,)).dtype
+        <class 'numpy.float32'>
+        """
         return self._data.dtype.type
 
     @property
     def context(self):
+        """The Context (device) that holds the array's memory, e.g. ``cpu(0)`` or ``gpu(1)``.
+        ``ctx`` is another name for the same property.
+        """
         return self._ctx
 
     ctx = context
 
     @property
     def size(self):
+        """The number of elements: the product of ``shape`` (0 for a zero-size array)."""
         return int(self._data.size)
 
     @property
     def ndim(self):
+        """The number of dimensions, ``len(shape)``."""
         return self._data.ndim
 
     @property
     def stype(self):
+        """The storage type: ``'default'`` for a dense array; the sparse subclasses return
+        ``'csr'`` or ``'row_sparse'``.
+        """
         return 'default'
+
+    @property
+    def writable(self):
+        """Whether the array's values may be written (``a[:] = ...``).
+
+        True for arrays reflib makes, and for ``mx.nd.from_numpy(a, zero_copy=True)`` too
+        (that call turns the *numpy* array read-only, not the NDArray's view of it); False
+        where the buffer underneath is a read-only numpy array, such as one wrapped with
+        ``from_xp`` or ``from_dlpack``.  A cupy (GPU) buffer is always writable.
+
+        >>> mx.nd.ones((2,)).writable
+        True
+        """
+        data = self._data
+        return not isinstance(data, np.ndarray) or bool(data.flags.writeable)
 
     @property
     def T(self):
@@ -189,11 +223,30 @@ class NDArray:
         return np.array(to_numpy(self._data), copy=True)
 
     def asscalar(self):
+        """The value of a one-element array as a numpy scalar of the array's dtype.
+
+        Raises:
+            ShapeError: the array holds more (or fewer) than one element.
+
+        >>> mx.nd.array([5]).asscalar()
+        np.float32(5.0)
+        """
         if self.size != 1:
             raise ShapeError('asscalar needs an array of one element, this one has shape %s' % (self.shape,))
         return self.asnumpy().reshape(-1)[0]
 
     def astype(self, dtype, copy=True):
+        """The values converted to ``dtype`` (a name such as ``'int32'`` or a numpy type).
+
+        Args:
+            dtype: the element type of the result.
+            copy: when False and the array already has ``dtype``, the array itself is returned
+                instead of a copy.
+
+        Returns:
+            NDArray: on the same context; while autograd records, the result of the ``Cast``
+            operator, so the gradient flows back through it.
+        """
         if not copy and self._data.dtype == np.dtype(dtype):
             return self
         if tape.is_recording():
@@ -201,6 +254,9 @@ class NDArray:
         return _carry_failure(NDArray(self._data.astype(dtype), self._ctx), self)
 
     def copy(self):
+        """A new array on the same context holding a copy of the values; writing into one does not
+        change the other.  While autograd records, the copy is the recorded ``_copy`` operator.
+        """
         if tape.is_recording():
             return _call_operator('_copy', self)
         return _carry_failure(NDArray(self._data.copy(), self._ctx), self)
@@ -230,6 +286,15 @@ class NDArray:
         raise TypeError('copyto does not support type %s' % type(other).__name__)
 
     def as_in_context(self, context):
+        """The array on ``context``: the array itself when it already lives there, else a copy made
+        there (``copyto(context)``).
+
+        Args:
+            context (Context): the device wanted.
+
+        Returns:
+            NDArray
+        """
         if self._ctx == context:
             return self
         return self.copyto(context)
@@ -324,22 +389,57 @@ class NDArray:
 
     @_operator_form
     def reshape_like(self, other):
+        """A view of the values reshaped to ``other.shape`` (the sizes must agree).
+
+        Args:
+            other (NDArray): the array whose shape is taken.
+        """
         return self.reshape(other.shape)
 
     # flatten, expand_dims and squeeze: a copy, as MXNet's operators make; ``inplace=True``
     # gives a view of the same memory instead (MXNet's methods take it too)
     @_operator_form
     def flatten(self, inplace=False):
+        """The array as 2-D: the first axis kept, every other axis merged into the second, so shape
+        ``(2, 3, 4)`` becomes ``(2, 12)`` (a 0-d array becomes ``(1, 1)``).
+
+        Args:
+            inplace: False (default) returns a copy, as MXNet's Flatten operator does; True a view
+                sharing this array's memory.
+
+        >>> mx.nd.ones((2, 3, 4)).flatten().shape
+        (2, 12)
+        """
         view = self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
         return view if inplace else view.copy()
 
     @_operator_form
     def expand_dims(self, axis, inplace=False):
+        """The array with a new axis of length 1 inserted at position ``axis``.
+
+        Args:
+            axis (int): where the new axis goes (negative counts from the end).
+            inplace: False (default) returns a copy; True a view sharing this array's memory.
+
+        >>> mx.nd.ones((2, 3)).expand_dims(0).shape
+        (1, 2, 3)
+        """
         view = NDArray(self.xp.expand_dims(self._data, axis), self._ctx)
         return view if inplace else view.copy()
 
     @_operator_form
     def squeeze(self, axis=None, inplace=False):
+        """The array without its axes of length 1.
+
+        Args:
+            axis: an int or tuple of ints naming the axes to drop (each must have length 1);
+                None drops every length-1 axis.  With legacy shapes, squeezing every axis away
+                leaves shape ``(1,)`` rather than a 0-d array.
+            inplace: False (default) returns a copy (the ``squeeze`` operator); True a view.
+
+        >>> mx.nd.ones((1, 3, 1)).squeeze().shape
+        (3,)
+        """
         if not inplace:
             return _call_operator('squeeze', self, axis=axis)
         view = self.xp.squeeze(self._data, axis=None if axis is None else tuple(
@@ -350,10 +450,18 @@ class NDArray:
 
     @_operator_form
     def transpose(self, axes=None):
+        """The axes permuted, as a new (contiguous) array.
+
+        Args:
+            axes: the new order of the axes, a tuple; None (default) reverses them, like ``.T``.
+        """
         return NDArray(self.xp.ascontiguousarray(self._data.transpose(axes)), self._ctx)
 
     @property
     def xp(self):
+        """The array module that computes on this array's buffer: numpy for a CPU context, cupy
+        for a GPU one.
+        """
         return self._ctx.xp
 
     def __getattr__(self, name):
@@ -374,6 +482,7 @@ class NDArray:
         return cast(self)
 
     def tolist(self):
+        """The values as nested Python lists (copied to the host first)."""
         return self.asnumpy().tolist()
 
     def __array__(self, dtype=None, copy=None):
@@ -384,11 +493,31 @@ class NDArray:
     # ------------------------------------------------------- reductions etc.
     @_operator_form
     def sum(self, axis=None, keepdims=False):
+        """The sum over ``axis`` (every axis when None), in the array's own dtype: unlike numpy,
+        an int32 sum stays int32.
+
+        Args:
+            axis: an int, a tuple of ints, or None.
+            keepdims: keep the reduced axes with length 1.
+
+        Returns:
+            NDArray: a reduction over all axes gives shape ``(1,)``, as in MXNet 1.x.
+
+        >>> mx.nd.array([[1, 2], [3, 4]]).sum(axis=0).asnumpy()
+        array([4., 6.], dtype=float32)
+        """
         # dtype=: numpy would widen int32/uint8 sums to 64 bits, MXNet keeps the dtype
         return self._wrap(self._data.sum(axis=_axis(axis), keepdims=keepdims, dtype=self._data.dtype))
 
     @_operator_form
     def mean(self, axis=None, keepdims=False):
+        """The mean over ``axis`` (every axis when None).  On an integer array the integer sum is
+        divided by the count with truncation, and the dtype is kept, as MXNet does.
+
+        Args:
+            axis: an int, a tuple of ints, or None.
+            keepdims: keep the reduced axes with length 1.
+        """
         if not _is_int(self._data):
             return self._wrap(self._data.mean(axis=_axis(axis), keepdims=keepdims))
         # integer arrays: integer sum, then MXNet's truncating integer division
@@ -398,42 +527,67 @@ class NDArray:
 
     @_operator_form
     def max(self, axis=None, keepdims=False):
+        """The largest value over ``axis`` (every axis when None); ``keepdims`` keeps the reduced
+        axes with length 1.  An empty reduction raises the operator's error.
+        """
         if self.size == 0:      # the operator names the empty axis
             return _call_operator('max', self, axis=axis, keepdims=keepdims)
         return self._wrap(self._data.max(axis=_axis(axis), keepdims=keepdims))
 
     @_operator_form
     def min(self, axis=None, keepdims=False):
+        """The smallest value over ``axis`` (every axis when None); ``keepdims`` keeps the reduced
+        axes with length 1.  An empty reduction raises the operator's error.
+        """
         if self.size == 0:
             return _call_operator('min', self, axis=axis, keepdims=keepdims)
         return self._wrap(self._data.min(axis=_axis(axis), keepdims=keepdims))
 
     @_operator_form
     def argmax(self, axis=None, keepdims=False):
+        """The position of the largest value along ``axis`` (over the flattened array when None),
+        returned in the array's own dtype (float32 indices for a float32 array, as in MXNet).
+
+        >>> mx.nd.array([[1, 5], [7, 2]]).argmax(axis=1).asnumpy()
+        array([1., 0.], dtype=float32)
+        """
         return self._wrap(self._data.argmax(axis=axis).astype(self._data.dtype))
 
     @_operator_form
     def abs(self):
+        """The absolute value of each element, as a new array."""
         return self._wrap(abs(self._data))
 
     @_operator_form
     def square(self):
+        """Each element times itself, as a new array of the same dtype."""
         return self._wrap(self._data * self._data)
 
     @_operator_form
     def sqrt(self):
+        """The square root of each element; an integer array stays integer (the root is truncated),
+        as in MXNet.
+        """
         return self._wrap(self._same_dtype(self.xp.sqrt(self._data)))
 
     @_operator_form
     def exp(self):
+        """``e`` to the power of each element; an integer array keeps its dtype."""
         return self._wrap(self._same_dtype(self.xp.exp(self._data)))
 
     @_operator_form
     def log(self):
+        """The natural logarithm of each element; an integer array keeps its dtype."""
         return self._wrap(self._same_dtype(self.xp.log(self._data)))
 
     @_operator_form
     def clip(self, a_min, a_max):
+        """Each element limited to ``[a_min, a_max]``.  The bounds are first cast to the array's
+        dtype, so an int array clipped at 2.5 is clipped at 2.
+
+        >>> mx.nd.array([-1.5, 0.5, 4]).clip(0, 2).asnumpy()
+        array([0. , 0.5, 2. ], dtype=float32)
+        """
         # bounds are cast to the array's dtype first (int array: clip(0, 2.5) clips at 2)
         dtype = self._data.dtype
         return self._wrap(self.xp.clip(self._data, _scalar(a_min, dtype), _scalar(a_max, dtype)))
@@ -523,6 +677,10 @@ class NDArray:
             raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with '
                              'autograd: NDArray[...] = value inside autograd.record() would change values the '
                              'gradient reads; assign outside the record section')
+        if not self.writable:
+            raise MXNetError('cannot write into this NDArray of shape %s: it is read-only (its buffer is '
+                             'a read-only numpy array, see NDArray.writable); write into a copy() instead'
+                             % (self.shape,))
         key = _index(key)
         if isinstance(value, NDArray):
             failed = engine.failure_of([value._data])
@@ -950,16 +1108,41 @@ def _filled(fill, shape, ctx, dtype, out, what):
 
 
 def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs):
+    """A new array of ``shape`` filled with 0.
+
+    Args:
+        shape: an int or a tuple of ints.
+        ctx (Context): where to allocate it; the current context by default.
+        dtype: the element type, float32 by default.
+        out (NDArray): when given, filled with 0 in place and returned instead (it must have
+            this shape and dtype).
+        stype: ``'csr'`` or ``'row_sparse'`` for an all-zero sparse array; None or
+            ``'default'`` for a dense one.
+
+    Raises:
+        ShapeError: the shape is not a valid one, or (under legacy shapes) it holds a 0 or
+            is ``()``, which MXNet reads as unknown; use ``mx.np_shape()`` for those.
+
+    >>> mx.nd.zeros((2, 3)).asnumpy()
+    array([[0., 0., 0.],
+           [0., 0., 0.]], dtype=float32)
+    """
     if stype not in (None, 'default'):
         return STORAGE_ZEROS[0](stype, shape, ctx, dtype)
     return _filled(0, shape, ctx, dtype, out, 'zeros')
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """A new array of ``shape`` filled with 1; the arguments are those of ``zeros`` (no
+    ``stype``).
+    """
     return _filled(1, shape, ctx, dtype, out, 'ones')
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
+    """A new array of ``shape``.  MXNet leaves the memory uninitialized; reflib fills it with
+    zeros so that runs are reproducible.  ``stype`` gives a sparse array, as in ``zeros``.
+    """
     # zero-filled rather than garbage: reproducible notebooks matter more than the memset
     if stype not in (None, 'default'):
         return STORAGE_ZEROS[0](stype, shape, ctx, dtype)
@@ -967,6 +1150,18 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
+    """A new array of ``shape`` with every element set to ``val``.
+
+    Args:
+        shape: an int or a tuple of ints.
+        val: the fill value (cast to ``dtype``).
+        ctx (Context): where to allocate it; the current context by default.
+        dtype: the element type, float32 by default.
+        out (NDArray): when given, it is filled with ``val`` in place and returned.
+
+    >>> mx.nd.full((2,), 7).asnumpy()
+    array([7., 7.], dtype=float32)
+    """
     if out is not None:       # MXNet fills out= whatever shape was asked for
         out[:] = val
         return out
@@ -979,6 +1174,9 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 
 def zeros_like(data, out=None, **kwargs):
+    """A new array of zeros with the shape, dtype and context of ``data``; with ``out=``,
+    ``out`` (which must match them) is zeroed in place and returned.
+    """
     if out is not None:
         check_out(out, data.shape, data.dtype, 'zeros_like')
         out[:] = 0
@@ -987,6 +1185,9 @@ def zeros_like(data, out=None, **kwargs):
 
 
 def ones_like(data, out=None, **kwargs):
+    """A new array of ones with the shape, dtype and context of ``data``; with ``out=``,
+    ``out`` (which must match them) is set to one in place and returned.
+    """
     if out is not None:
         check_out(out, data.shape, data.dtype, 'ones_like')
         out[:] = 1
@@ -1015,6 +1216,20 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
 
 
 def concatenate(arrays, axis=0, always_copy=True):
+    """The arrays joined along ``axis`` into a new array on the first array's context.
+
+    Args:
+        arrays (list of NDArray): arrays of one dtype whose shapes agree except along ``axis``.
+        axis (int): the axis to join along, 0 by default.
+        always_copy: accepted for MXNet's signature; the result is always a new array.
+
+    Raises:
+        TypeInferError: the arrays have different dtypes.
+
+    >>> a = mx.nd.ones((2, 3))
+    >>> mx.nd.concatenate([a, a], axis=1).shape
+    (2, 6)
+    """
     ctx = arrays[0].context
     dtypes = sorted({str(a.dtype.__name__) for a in arrays})
     if len(dtypes) > 1:

@@ -41,10 +41,17 @@ IN_GRAPH = ('cannot write into an NDArray that is part of a recorded computation
 
 
 def is_recording():
+    """Whether autograd records the operators called now (inside ``autograd.record()`` on this
+    thread, or after ``set_recording(True)``).
+    """
     return getattr(_state, 'recording', False)
 
 
 def is_training():
+    """Whether operators run in training mode now (Dropout drops, BatchNorm uses the batch's
+    statistics): ``autograd.record()`` turns it on by default, ``autograd.predict_mode()``
+    off.
+    """
     return getattr(_state, 'training', False)
 
 
@@ -97,6 +104,9 @@ class Node:
 
     @property
     def freed(self):
+        """Whether the call's saved values were let go after a backward without
+        ``retain_graph``: a freed call cannot be differentiated again.
+        """
         return self.outs is None
 
 
@@ -154,6 +164,21 @@ def mark_variable(array, grad, req):
 
 # ------------------------------------------------------------------ backward
 def backward(heads, head_grads, retain_graph, train_mode, variables=None):
+    """Differentiate the recorded computation of ``heads`` (NDArrays).
+
+    Args:
+        heads: the arrays to differentiate; each must come from a recorded call or be a
+            variable (``attach_grad``).
+        head_grads: one gradient per head (None: ones of the head's shape).
+        retain_graph: keep the recorded calls, so that a second backward can run over them.
+        train_mode: run the backward of the operators in training mode.
+        variables: None to write (or add, per ``grad_req``) into the variables' ``.grad``;
+            a list of variables to return their gradients instead (``autograd.grad``),
+            leaving ``.grad`` untouched.
+
+    Raises:
+        MXNetError: a head is not part of any recorded computation.
+    """
     with _profiler.api_call('MXAutogradBackwardEx') if _profiler.ACTIVE else _profiler.QUIET:
         previous, _state.returning = getattr(_state, 'returning', False), variables is not None
         try:

@@ -1,53 +1,55 @@
 """All operators.  Importing this package registers every operator module.
 
-elemwise   tensor-tensor and tensor-scalar arithmetic (Symbol's + - * / ** %), maximum,
-           minimum, hypot, add_n, where
-unary      one-input math: exp, log, sqrt, rsqrt, cbrt, relu, sigmoid, tanh, clip,
-           smooth_l1, ..., and Cast
-amp        the casts of automatic mixed precision: amp_cast, amp_multicast
-trig       sin, cos, tan, their inverses and hyperbolic forms, degrees, radians
-special    gamma, gammaln, erf, erfinv
-rounding   round, rint, fix, trunc, floor, ceil
-compare    ==, !=, >, >=, <, <= and logical and/or/xor/not (same-shape, broadcast,
-           scalar forms)
-broadcast  broadcast_add/sub/mul/div/maximum/minimum/power/hypot/mod, broadcast_to,
-           broadcast_axis, broadcast_like
-binary_math  the math of maximum, power, mod, the comparisons, ... shared by their
-           same-shape, broadcast and scalar forms (no operators)
-reduce     sum, mean, max, min, prod, nansum, nanprod, norm, moments over axes
-shape      Reshape, Flatten, expand_dims, transpose, Concat, SliceChannel, BlockGrad
-nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
-conv       Convolution          (spatial: the sliding-window helpers it shares
-pooling    Pooling               with Pooling)
-deconv     Deconvolution (transposed convolution, from Convolution's own pieces)
-im2col     im2col, col2im (a convolution's patch matrix and its adjoint, from conv's im2col/col2im)
-resample   UpSampling; GridGenerator, BilinearSampler, SpatialTransformer (sampling grids)
-vision     image layers: Pad, ROIPooling, Correlation
-norm       BatchNorm (and its older form BatchNorm_v1), LayerNorm, InstanceNorm, GroupNorm
-normalize  dividing by a norm: LRN, L2Normalization
-ctc        CTCLoss (ctc_loss)
-softmax    softmax and log_softmax
-softmax_activation  SoftmaxActivation, the older softmax layer (mode instance/channel)
-kl_sparse_reg  IdentityAttachKLSparseReg (a sparseness penalty added in backward)
-dot        dot and batch_dot
-loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
-creation   arrays from nothing: _zeros, _ones, _full (an RNN's begin state), _arange, _linspace, _eye
-sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
-rnn        the fused recurrent layer RNN (stacked RNN/LSTM/GRU, one flat parameter vector)
-indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd
-slicing    contiguous ranges: slice (crop), slice_axis, slice_like, Crop
-assign     writing into a copy: _slice_assign(_scalar) (_crop_assign), fill_element_0index, _onehot_encode
-layout     the same elements laid out anew: tile, repeat, stack, squeeze, reshape_like, diag,
-           depth_to_space, space_to_depth
-ordering   by value: sort, argsort, topk, argmax, argmin, argmax_channel, _histogram
-linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
-linalg_diag    its diagonals and triangles: sumlogdiag, extract/makediag, extract/maketrian
-linalg_factor  its factorizations: syevd (eigendecomposition), gelqf (LQ)
-update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
-sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
-pdf        probability densities of samples: _random_pdf_normal, _random_pdf_dirichlet, ...
-custom     Custom: operators written in Python (mx.operator.CustomOp, CustomOpProp, register)
-common     helpers the families share (no operators)
+The modules, one family of operators each::
+
+    elemwise   tensor-tensor and tensor-scalar arithmetic (Symbol's + - * / ** %), maximum,
+               minimum, hypot, add_n, where
+    unary      one-input math: exp, log, sqrt, rsqrt, cbrt, relu, sigmoid, tanh, clip,
+               smooth_l1, ..., and Cast
+    amp        the casts of automatic mixed precision: amp_cast, amp_multicast
+    trig       sin, cos, tan, their inverses and hyperbolic forms, degrees, radians
+    special    gamma, gammaln, erf, erfinv
+    rounding   round, rint, fix, trunc, floor, ceil
+    compare    ==, !=, >, >=, <, <= and logical and/or/xor/not (same-shape, broadcast,
+               scalar forms)
+    broadcast  broadcast_add/sub/mul/div/maximum/minimum/power/hypot/mod, broadcast_to,
+               broadcast_axis, broadcast_like
+    binary_math  the math of maximum, power, mod, the comparisons, ... shared by their
+               same-shape, broadcast and scalar forms (no operators)
+    reduce     sum, mean, max, min, prod, nansum, nanprod, norm, moments over axes
+    shape      Reshape, Flatten, expand_dims, transpose, Concat, SliceChannel, BlockGrad
+    nn         layers: FullyConnected, Activation, LeakyReLU, Dropout, Embedding
+    conv       Convolution          (spatial: the sliding-window helpers it shares
+    pooling    Pooling               with Pooling)
+    deconv     Deconvolution (transposed convolution, from Convolution's own pieces)
+    im2col     im2col, col2im (a convolution's patch matrix and its adjoint, from conv's im2col/col2im)
+    resample   UpSampling; GridGenerator, BilinearSampler, SpatialTransformer (sampling grids)
+    vision     image layers: Pad, ROIPooling, Correlation
+    norm       BatchNorm (and its older form BatchNorm_v1), LayerNorm, InstanceNorm, GroupNorm
+    normalize  dividing by a norm: LRN, L2Normalization
+    ctc        CTCLoss (ctc_loss)
+    softmax    softmax and log_softmax
+    softmax_activation  SoftmaxActivation, the older softmax layer (mode instance/channel)
+    kl_sparse_reg  IdentityAttachKLSparseReg (a sparseness penalty added in backward)
+    dot        dot and batch_dot
+    loss       loss heads: SoftmaxOutput, *RegressionOutput, MakeLoss, SVMOutput; softmax_cross_entropy
+    creation   arrays from nothing: _zeros, _ones, _full (an RNN's begin state), _arange, _linspace, _eye
+    sequence   reordering a sequence's axes: reverse, SwapAxis, SequenceMask/Last/Reverse
+    rnn        the fused recurrent layer RNN (stacked RNN/LSTM/GRU, one flat parameter vector)
+    indexing   elements at given positions: take, batch_take, pick, one_hot, gather_nd, scatter_nd
+    slicing    contiguous ranges: slice (crop), slice_axis, slice_like, Crop
+    assign     writing into a copy: _slice_assign(_scalar) (_crop_assign), fill_element_0index, _onehot_encode
+    layout     the same elements laid out anew: tile, repeat, stack, squeeze, reshape_like, diag,
+               depth_to_space, space_to_depth
+    ordering   by value: sort, argsort, topk, argmax, argmin, argmax_channel, _histogram
+    linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
+    linalg_diag    its diagonals and triangles: sumlogdiag, extract/makediag, extract/maketrian
+    linalg_factor  its factorizations: syevd (eigendecomposition), gelqf (LQ)
+    update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
+    sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
+    pdf        probability densities of samples: _random_pdf_normal, _random_pdf_dirichlet, ...
+    custom     Custom: operators written in Python (mx.operator.CustomOp, CustomOpProp, register)
+    common     helpers the families share (no operators)
 """
 
 import importlib

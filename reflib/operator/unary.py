@@ -183,7 +183,7 @@ class Square(UnaryMath):
 
 @register
 class Abs(UnaryMath):
-    """|x|; gradient sign(x), which is 0 at 0 (and at NaN)."""
+    """``|x|``; gradient ``sign(x)``, which is 0 at 0 (and at NaN)."""
     name = 'abs'
 
     def fn(self, xp, x):

@@ -408,9 +408,16 @@ class ImplementedUpdate:
     them): SGD, LARS and LAMB share these two, as MXNet's do."""
 
     def update(self, index, weight, grad, state):
+        """Update ``weight`` (or a list of weights, with lists of indices, gradients and states)
+        in place from ``grad``, without a float32 master copy.
+        """
         self._update_impl(index, weight, grad, state, multi_precision=False)
 
     def update_multi_precision(self, index, weight, grad, state):
+        """Like ``update``, but a float16 weight is updated through the float32 master copy held in
+        its state when ``multi_precision`` is on and the state was made by
+        ``create_state_multi_precision``; a CSR weight is updated through its dense form.
+        """
         if isinstance(weight, CSRNDArray):
             return _through_dense_weight(self.update_multi_precision, index, weight, grad, state)
         several = isinstance(index, (list, tuple))

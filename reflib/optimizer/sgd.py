@@ -101,14 +101,14 @@ def _fused_step(xp, weight, grad, mom, master, lr, wd, momentum, rescale_grad, c
 
 def sgd_kernel_step(weight, grad, mom, master, lr, wd, momentum, rescale_grad, clip_gradient, lazy_update):
     """One SGD update of one weight by MXNet's one-weight kernels (sgd_update, sgd_mom_update
-    and their mp_ forms), where sgd_step follows its multi-weight kernels.
+    and their ``mp_`` forms), where sgd_step follows its multi-weight kernels.
 
     MXNet runs these where the multi-weight kernels do not apply: a sparse gradient (and
     every other weight handed over in the same call), NAG without momentum, LARS with a
     sparse gradient and LBSGD.  A row_sparse gradient, unless ``master`` is given, gets
     MXNet's sparse kernels: with ``lazy_update`` only its rows of the weight (and of the
     momentum) change; without, every row gets weight decay and momentum (see
-    _standard_sparse_sgd).  The mp_ kernels have no sparse form: a sparse gradient is then
+    _standard_sparse_sgd).  The ``mp_`` kernels have no sparse form: a sparse gradient is then
     made dense (storage fallback), whatever ``lazy_update`` says, as in MXNet 1.9.1.
     """
     use_mom = mom is not None and momentum > 0

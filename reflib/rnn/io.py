@@ -123,6 +123,14 @@ class BucketSentenceIter(DataIter):
             self.ndlabel.append(ndarray.array(label, dtype=self.dtype))
 
     def next(self):
+        """Return the next batch (batches come in the shuffled order ``reset`` made) or raise
+        StopIteration at the end of the epoch.
+
+        The batch holds ``batch_size`` sentences of one bucket: the data, and as label the
+        same sentences shifted one step left (the last step is ``invalid_label``).  Its
+        ``bucket_key`` is the bucket's length and its ``provide_data``/``provide_label`` give
+        that bucket's shapes; ``pad`` is always 0.
+        """
         if self.curr_idx == len(self.idx):
             raise StopIteration
         k, start = self.idx[self.curr_idx]

@@ -101,6 +101,9 @@ class BaseRNNCell:
 
     @property
     def state_shape(self):
+        """The shape of each state of the cell, in the order of ``state_info`` (0 stands for the
+        batch size).
+        """
         return [info['shape'] for info in self.state_info]
 
     @property

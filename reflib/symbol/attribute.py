@@ -52,6 +52,9 @@ class AttrScope:
 
     @staticmethod
     def current():
+        """The innermost AttrScope entered on this thread; an empty one (no attributes) made on
+        first use when no ``with`` block is active.
+        """
         if not hasattr(AttrScope._local, 'value'):
             AttrScope._local.value = AttrScope()
         return AttrScope._local.value

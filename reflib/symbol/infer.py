@@ -153,6 +153,24 @@ def _check_given_shape(name, shape):
 
 
 def infer_shape(sym, args, kwargs, partial):
+    """``Symbol.infer_shape`` and ``infer_shape_partial``: the shapes of ``sym``'s arguments,
+    outputs and auxiliary states from the shapes given.
+
+    Args:
+        sym (Symbol): the graph.
+        args: shapes of the arguments in ``list_arguments()`` order (None: not given).
+        kwargs: shapes by input name.
+        partial: False gives up on an incomplete answer, True returns what is known.
+
+    Returns:
+        tuple: ``(arg_shapes, out_shapes, aux_shapes)``, lists of tuples.  Not partial: three
+        Nones, with a warning, when some shape cannot be decided.  Partial: an unknown shape
+        is ``()`` under legacy shapes and None inside ``mx.np_shape()``.
+
+    Raises:
+        BindError: a name that is not an input, or too many positional shapes.
+        ShapeError: a given shape is malformed or contradicts an operator's rule.
+    """
     given = _given(sym, args, kwargs, 'infer_shape')
     for name, shape in given.items():
         _check_given_shape(name, shape)
@@ -180,6 +198,17 @@ def infer_shape(sym, args, kwargs, partial):
 
 
 def infer_graph_types(outputs, given):
+    """The dtypes of every entry of the graph reachable from ``outputs``.
+
+    Args:
+        outputs: the graph's ``(node, output index)`` pairs.
+        given (dict): variable name -> dtype; a variable not given uses its ``__dtype__``
+            attribute, if it has one.
+
+    Returns:
+        tuple: ``(nodes, entry)``: the nodes in topological order, and a dict from
+        ``(id(node), output index)`` to a numpy dtype, for the entries whose dtype is known.
+    """
     nodes = topo_order(outputs)
     entry = {}
     for node in nodes:
@@ -196,6 +225,19 @@ def infer_graph_types(outputs, given):
 
 
 def infer_type(sym, args, kwargs, partial):
+    """``Symbol.infer_type`` and ``infer_type_partial``: the dtypes of ``sym``'s arguments,
+    outputs and auxiliary states from the dtypes given (``args`` in argument order,
+    ``kwargs`` by name).
+
+    Returns:
+        tuple: ``(arg_types, out_types, aux_types)``, lists of numpy type objects.  An unknown
+        dtype is None when ``partial``; otherwise one makes the answer three Nones, with a
+        warning.
+
+    Raises:
+        BindError: a name that is not an input, or too many positional dtypes.
+        TypeInferError: the dtypes contradict an operator's rule.
+    """
     given = _given(sym, args, kwargs, 'infer_type')
     nodes, entry = infer_graph_types(sym._outputs, given)
     arg_nodes, aux_nodes = split_variables(nodes)

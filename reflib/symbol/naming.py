@@ -38,6 +38,9 @@ class NameManager:
 
     @staticmethod
     def current():
+        """The innermost NameManager entered on this thread; outside any ``with`` block, one made on
+        first use whose counters then go on for the whole thread.
+        """
         if not hasattr(NameManager._local, 'value'):
             NameManager._local.value = NameManager()
         return NameManager._local.value

@@ -50,6 +50,20 @@ def _without_amp_casts(outputs):
 
 
 def to_json(sym, remove_amp_cast=False):
+    """The graph of ``sym`` as the text of MXNet's JSON format (``nodes``, ``arg_nodes``,
+    ``node_row_ptr``, ``heads``, ``attrs``), the form ``Symbol.tojson`` returns and
+    ``mx.sym.load_json`` reads.  Node attributes are written sorted by key, as MXNet does, and
+    inside ``mx.np_shape()`` the file is marked ``is_np_shape``.
+
+    Args:
+        sym (Symbol): the graph.
+        remove_amp_cast: leave out the ``amp_cast``/``amp_multicast`` nodes that mixed
+            precision inserted (their readers read the casts' inputs instead); a cast that is
+            itself an output of the graph stays.
+
+    Returns:
+        str
+    """
     outputs = sym._outputs
     if remove_amp_cast and any(n.op is not None and n.op.name in _AMP_CASTS for n in topo_order(outputs)):
         sym = Symbol(_without_amp_casts(outputs))

@@ -245,6 +245,13 @@ class Symbol:
         return [n.name for n in self._topo() if n.op is None]
 
     def list_outputs(self):
+        """The names of the graph's outputs, in order: ``<node name>_<output name>``, such as
+        ``fc1_output``, or the name of a variable that is itself an output.
+
+        >>> data = mx.sym.Variable('data')
+        >>> mx.sym.FullyConnected(data, num_hidden=4, name='fc1').list_outputs()
+        ['fc1_output']
+        """
         return [node.output_name(i) for node, i in self._outputs]
 
     def __len__(self):
@@ -353,10 +360,31 @@ class Symbol:
         return infer_shape(self, args, kwargs, partial=True)
 
     def infer_type(self, *args, **kwargs):
+        """The dtypes of all arguments, outputs and auxiliary states, inferred from the dtypes given.
+
+        Args:
+            *args: dtypes of the arguments in ``list_arguments()`` order (None: not given).
+            **kwargs: dtypes by input name.
+
+        Returns:
+            tuple: ``(arg_types, out_types, aux_types)``, lists of numpy type objects; three Nones
+            (with a warning) when some dtype cannot be decided.
+
+        Raises:
+            BindError: a name that is not an input, or too many positional dtypes.
+            TypeInferError: the dtypes given contradict an operator's rule.
+
+        >>> x = mx.sym.Variable('x')
+        >>> (x + 1).infer_type(x='float16')
+        ([<class 'numpy.float16'>], [<class 'numpy.float16'>], [])
+        """
         from .infer import infer_type           # infer.py builds on this file
         return infer_type(self, args, kwargs, partial=False)
 
     def infer_type_partial(self, *args, **kwargs):
+        """Like ``infer_type``, but a dtype that cannot be decided is returned as None instead of
+        giving up on all of them.
+        """
         from .infer import infer_type           # infer.py builds on this file
         return infer_type(self, args, kwargs, partial=True)
 
@@ -368,6 +396,9 @@ class Symbol:
         return to_json(self, remove_amp_cast)
 
     def save(self, fname, remove_amp_cast=True):
+        """Write the graph to the file ``fname`` as MXNet's JSON (``tojson``), atomically: a crash
+        leaves the old file or the new one, whole.  ``remove_amp_cast`` as in ``tojson``.
+        """
         atomic_write_text(fname, self.tojson(remove_amp_cast))
 
     # ------------------------------------------------------------------ bind
@@ -432,6 +463,7 @@ class Symbol:
         return Symbol(copy_graph(self._outputs, {}))
 
     def copy(self):
+        """A deep copy of the graph: new nodes with the same names, operators and attributes."""
         return self.__deepcopy__(None)
 
     # ------------------------------------------------------------ arithmetic
@@ -486,23 +518,32 @@ class Symbol:
         return invoke('cast', self, dtype=dtype)
 
     def reshape(self, *args, **kwargs):
+        """The ``Reshape`` operator applied to this symbol.  The shape may be given as one tuple, as
+        several ints, or as ``shape=``; MXNet's special codes (0, -1, -2, -3, -4) and the other
+        ``Reshape`` parameters (``reverse=``, ``name=``) are accepted.
+        """
         shape = args[0] if len(args) == 1 else (args or kwargs.pop('shape'))
         shape = (shape,) if isinstance(shape, int) else tuple(shape)      # x.reshape(-1), as MXNet allows
         return invoke('Reshape', self, shape=shape, **kwargs)
 
     def flatten(self, **kwargs):
+        """The ``Flatten`` operator: the first axis kept, the others merged into one."""
         return invoke('Flatten', self, **kwargs)
 
     def sum(self, *args, **kwargs):
+        """The ``sum`` operator applied to this symbol (``axis=``, ``keepdims=`` ...)."""
         return invoke('sum', self, *args, **kwargs)
 
     def mean(self, *args, **kwargs):
+        """The ``mean`` operator applied to this symbol (``axis=``, ``keepdims=`` ...)."""
         return invoke('mean', self, *args, **kwargs)
 
     def transpose(self, *args, **kwargs):
+        """The ``transpose`` operator: the axes permuted (``axes=``; reversed by default)."""
         return invoke('transpose', self, *args, **kwargs)
 
     def expand_dims(self, axis, **kwargs):
+        """The ``expand_dims`` operator: a new axis of length 1 inserted at ``axis``."""
         return invoke('expand_dims', self, axis=axis, **kwargs)
 
     def __getattr__(self, name):

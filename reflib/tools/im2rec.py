@@ -194,6 +194,13 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
+    """The command line: parse ``argv`` (``sys.argv[1:]`` when None) and return an exit code.
+
+    With ``--list`` it writes the ``.lst`` file(s) for the images under ``root``.  Otherwise
+    it packs every ``.lst`` file whose path starts with ``prefix`` into a ``.rec`` and
+    ``.idx`` file beside it, printing one line per list; it returns 1 (with a message on
+    stderr) when there is no such list, else 0.
+    """
     args = parse_args(argv)
     if args.list:
         make_lists(args.prefix, args.root, args.recursive, args.exts, args.chunks, args.train_ratio,

@@ -81,8 +81,7 @@ class SVRGModule(Module):
 
     Parameters
     ----------
-    symbol, data_names, label_names, logger, context, work_load_list, fixed_param_names,
-    state_names, group2ctxs, compression_params
+    symbol, data_names, label_names, logger, context, work_load_list, fixed_param_names, state_names, group2ctxs, compression_params
         As for :class:`reflib.module.Module`.
     update_freq : int
         Take a new snapshot and recompute the full gradient every ``update_freq`` epochs

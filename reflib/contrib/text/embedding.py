@@ -467,7 +467,7 @@ class GloVe(_TokenEmbedding):
     vocabulary : Vocabulary or None
         Index this vocabulary's tokens (with their GloVe vectors) instead of every token of
         the file.
-    **kwargs
+    ``**kwargs``
         ``unknown_token`` and ``reserved_tokens``, as for ``Vocabulary``.
     """
 
@@ -506,7 +506,7 @@ class FastText(_TokenEmbedding):
         Called with ``shape=vec_len`` for the unknown token's vector.
     vocabulary : Vocabulary or None
         Index this vocabulary's tokens instead of every token of the file.
-    **kwargs
+    ``**kwargs``
         ``unknown_token`` and ``reserved_tokens``, as for ``Vocabulary``.
     """
 
@@ -544,7 +544,7 @@ class CustomEmbedding(_TokenEmbedding):
         line for the unknown token.
     vocabulary : Vocabulary or None
         Index this vocabulary's tokens instead of every token of the file.
-    **kwargs
+    ``**kwargs``
         ``unknown_token`` and ``reserved_tokens``, as for ``Vocabulary``.
     """
 

@@ -54,6 +54,7 @@ class Sequential(_Stack, Block):
         super().__init__(prefix=prefix, params=params)
 
     def forward(self, x):
+        """Pass ``x`` through the layers in the order they were added; return the last one's output."""
         for block in self._children.values():
             x = block(x)
         return x
@@ -72,6 +73,10 @@ class HybridSequential(_Stack, HybridBlock):
         super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F, x):
+        """Pass ``x`` through the layers in the order they were added; return the last one's output.
+
+        Hybridized, this traces the whole stack into one Symbol.
+        """
         for block in self._children.values():
             x = block(x)
         return x
@@ -348,6 +353,7 @@ class Lambda(Block):
         self._func_name = name
 
     def forward(self, *args):
+        """Return ``function(*args)``: the wrapped function applied to the inputs as given."""
         return self._func_impl(*args)
 
     def __repr__(self):
@@ -370,6 +376,7 @@ class HybridLambda(HybridBlock):
         self._func = function
 
     def hybrid_forward(self, F, x, *args):
+        """Return ``function(F, x, *args)`` (an operator name calls ``F.<name>(x, *args)``)."""
         return self._func(F, x, *args)
 
     def __repr__(self):

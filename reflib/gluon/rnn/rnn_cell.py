@@ -228,6 +228,18 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
         super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
+        """Compute one time step of the cell; every hybrid cell defines it (call the cell, not this).
+
+        Args:
+            F: ``mx.nd`` or ``mx.sym``, the operators to compute with (see HybridBlock).
+            inputs: this step's input, (batch, features).
+            states: the list of current states, as ``state_info`` describes them.
+            **kwargs: the cell's parameters by attribute name (``i2h_weight``, ``h2h_bias``, ...).
+
+        Returns:
+            ``(output, next_states)``: the step's output and the list of new states, as many as
+            ``states``.
+        """
         raise NotImplementedError('%s must define hybrid_forward' % type(self).__name__)
 
 

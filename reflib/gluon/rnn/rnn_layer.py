@@ -117,6 +117,18 @@ class _RNNLayer(HybridBlock):
         return found
 
     def state_info(self, batch_size=0):
+        """Describe the layer's recurrent states: one dict per state, in the order ``states`` takes them.
+
+        Each dict holds the ``shape`` (num_layers * directions, batch_size, width), the
+        ``__layout__`` ``'LNC'`` and the ``dtype``: the keyword arguments ``begin_state`` passes
+        to its ``func``.  RNN and GRU have one state (h), LSTM two (h, then the cell state c).
+
+        Args:
+            batch_size: the batch size to put in the shapes (0: unknown, left to shape inference).
+
+        >>> mx.gluon.rnn.LSTM(10, num_layers=2).state_info(4)[1]
+        {'shape': (2, 4, 10), '__layout__': 'LNC', 'dtype': 'float32'}
+        """
         raise NotImplementedError('%s must define state_info' % type(self).__name__)
 
     def _unfuse(self):

@@ -117,6 +117,11 @@ class Rotate(Block):
         self._args = (rotation_degrees, zoom_in, zoom_out)
 
     def forward(self, x):
+        """Return ``x`` (a float32 NDArray, (C, H, W) or (N, C, H, W)) rotated, in a new array.
+
+        Raises:
+            TypeError: when ``x`` is not float32 (apply ToTensor first).
+        """
         if np.dtype(x.dtype) != np.float32:
             raise TypeError('Rotate: only float32 tensors can be rotated, got %s; put it after ToTensor'
                             % np.dtype(x.dtype).name)
@@ -139,6 +144,11 @@ class RandomRotation(Block):
         self._rotate_with_proba = rotate_with_proba
 
     def forward(self, x):
+        """Return ``x`` rotated by a random angle, or, with probability ``1 - rotate_with_proba``, ``x``.
+
+        Raises:
+            TypeError: when a rotation is drawn and ``x`` is not float32 (apply ToTensor first).
+        """
         if np.random.random() > self._rotate_with_proba:
             return x
         if np.dtype(x.dtype) != np.float32:
@@ -304,6 +314,7 @@ class RandomApply(Sequential):
         self.p = p
 
     def forward(self, x):
+        """Return ``transforms(x)`` with probability ``p``, else ``x`` itself."""
         if self.p < random.random():
             return x
         return self.transforms(x)
