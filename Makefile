@@ -106,7 +106,7 @@ MATHJAX_PARTS := tex-chtml.js core.js loader.js startup.js input output ui a11y 
 
 # What the HTML book is made from; `make test` rebuilds it when any of these is newer
 # (reflib's sources count: the API reference is made from their docstrings).
-BOOK_SOURCES := _config.yml _toc.yml $(wildcard *.md) $(CHAPTERS) $(wildcard _assets/* _ext/*.py) \
+BOOK_SOURCES := _config.yml _toc.yml $(wildcard *.md api/*.md api/operators/*.md) $(CHAPTERS) $(wildcard _assets/* _ext/*.py) \
                 $(shell find reflib -name '*.py') requirements.txt
 BOOK_STAMP := _build/html/.reflib-built
 

@@ -1,6 +1,6 @@
 """Every ``>>>`` example in reflib's docstrings runs and prints what it shows.
 
-The API reference (api.md) is made from these docstrings, so an example that drifted from
+The API reference (api/) is made from these docstrings, so an example that drifted from
 the code would mislead a reader there.  Each module's examples run in a fresh temporary
 folder (several write small files), with ``mx`` (reflib) and ``np`` (numpy) at hand unless
 the module defines a name of its own (``mx.metric.np`` is a function).
