@@ -74,7 +74,10 @@ def test_checkpoint_round_trip_with_mxnets_files(tmp_path):
         ['lm-0002.params', 'lm-3-symbol.json', 'lm-5-symbol.json', 'lm.buckets']
     loaded = mx.mod.BucketingModule.load(prefix, 2, sym_gen=case.sym_gen_for(mx), default_bucket_key=5)
     assert sorted(loaded._buckets) == [3, 5]
+    made_by_load = loaded._buckets[5]
     loaded.bind([('data', (case.BATCH, 5))], [('softmax_label', (case.BATCH, 5))], for_training=False)
+    # as MXNet's bind: the default bucket's module already there (the file's graph) is bound
+    assert loaded._buckets[5] is made_by_load and loaded._curr_module is made_by_load
     for name, value in mod.get_params()[0].items():
         np.testing.assert_array_equal(loaded.get_params()[0][name].asnumpy(), value.asnumpy())
     batch = case.batches(mx)[1]

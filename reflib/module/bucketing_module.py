@@ -228,7 +228,11 @@ class BucketingModule(BaseModule):
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self._grad_req = grad_req
-        module = self._new_module(self._default_bucket_key)
+        # a default bucket's module already there (a loaded or AMP-converted module's) is bound,
+        # as MXNet's is, rather than made anew from sym_gen
+        module = self._buckets.get(self._default_bucket_key)
+        if module is None:
+            module = self._new_module(self._default_bucket_key)
         module.bind(data_shapes, label_shapes, for_training, inputs_need_grad, force_rebind=False,
                     shared_module=None, grad_req=grad_req)
         self.binded = True

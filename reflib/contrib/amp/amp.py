@@ -804,21 +804,6 @@ def convert_hybrid_block(block, target_dtype='float16', target_dtype_ops=None, f
     return result
 
 
-class _ConvertedBucketingModule(BucketingModule):
-    """The BucketingModule ``convert_bucketing_module`` returns.
-
-    Its buckets' modules hold the converted graphs, while ``sym_gen`` is still the float32
-    one (as in MXNet).  MXNet's ``bind`` takes the default bucket's module from the buckets
-    already there, so binding runs the converted graph; reflib's BucketingModule builds that
-    module anew from ``sym_gen``, so here the one already there is handed back instead.
-    """
-
-    def _new_module(self, bucket_key, symbol=None):
-        if symbol is None and bucket_key in self._buckets:
-            return self._buckets[bucket_key]
-        return super()._new_module(bucket_key, symbol)
-
-
 def convert_bucketing_module(bucketing_mod, target_dtype='float16', target_dtype_ops=None, fp32_ops=None,
                              conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
     """A new, unbound BucketingModule running every bucket of ``bucketing_mod`` converted by
@@ -862,7 +847,7 @@ def convert_bucketing_module(bucketing_mod, target_dtype='float16', target_dtype
             excluded_sym_names=excluded_sym_names, cast_optional_params=cast_optional_params)
 
     kwargs = bucketing_mod._module_kwargs
-    result = _ConvertedBucketingModule(bucketing_mod._sym_gen, default_key, **kwargs)
+    result = BucketingModule(bucketing_mod._sym_gen, default_key, **kwargs)
     _, data_names, label_names = result._call_sym_gen(default_key)
     for key, sym in symbols.items():
         result._buckets[key] = Module(sym, data_names, label_names, **kwargs)
