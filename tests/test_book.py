@@ -64,6 +64,31 @@ def test_remember_comes_before_the_exercises_and_solutions_stay_folded(path):
     assert order == ['What to remember', 'Exercises']
 
 
+# an exercise admonition ("Exercise 2" or "Exercise 2: a title"), or a solution's with its first option
+# line (fenced by 3 or more backticks)
+ADMONITION = re.compile(r'^(`{3,})\{admonition\} (Exercise (\d+)(?::[^\n]*)?|Solution)[ \t]*\n(:class:[^\n]*)?',
+                        re.M)
+
+
+@pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
+def test_at_least_three_exercises_each_with_a_folded_solution(path):
+    # every "Exercise N" admonition, numbered 1, 2, 3, ..., is followed by its Solution
+    # admonition, folded (":class: dropdown") before the next exercise begins
+    found = [(m.group(3), m.group(4)) for _, text in cells(path, 'markdown')
+             for m in ADMONITION.finditer(text)]
+    numbers = [int(number) for number, _ in found if number]
+    assert len(numbers) >= 3, 'only %d exercises' % len(numbers)
+    assert numbers == list(range(1, len(numbers) + 1)), numbers
+    for i, (number, _) in enumerate(found):
+        if number:
+            following = found[i + 1] if i + 1 < len(found) else ('end', None)
+            assert not following[0], 'exercise %s has no solution' % number
+            assert (following[1] or '').split() == [':class:', 'dropdown'], \
+                'the solution of exercise %s is not folded (:class: dropdown)' % number
+    solutions = [option for number, option in found if not number]
+    assert len(solutions) == len(numbers), 'a solution without its exercise'
+
+
 @pytest.mark.parametrize('path', CHAPTERS, ids=os.path.basename)
 def test_pictures_are_drawn_by_reflib_book(path):
     # drawing code is written once, in reflib.book (d2l's pattern); a chapter calls it and
@@ -150,3 +175,13 @@ def test_the_books_copies_of_mxnet_files_match_the_golden_ones():
     for name in ('mlp-symbol.json', 'lm_fit.npz'):
         with open(book.data_path(name), 'rb') as ours, open(os.path.join(os.path.dirname(__file__), 'golden', name), 'rb') as golden:
             assert ours.read() == golden.read(), name
+
+
+def test_multi_line_labels_keep_their_lines_apart():
+    # book.drawing.lines: one table cell per line (an underscore never touches the line
+    # below it), the text escaped for graphviz's HTML-like labels
+    from reflib.book.drawing import lines
+    label = lines('fc1_weight', '(128, 20) <&>', bold_first=True)
+    assert label.startswith('<<table') and label.endswith('</table>>')
+    assert label.count('<tr>') == 2
+    assert '<b>fc1_weight</b>' in label and '(128, 20) &lt;&amp;&gt;' in label

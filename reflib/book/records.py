@@ -47,17 +47,21 @@ def parse_record(raw, offset=0):
 
 
 def draw_record(path, offset=0):
-    """One record of the RecordIO file ``path`` as a row of boxes, one per field, each
-    with its byte range and value: the header MXNet writes, then the payload."""
+    """One record of the RecordIO file ``path`` as a table, one row per field in byte
+    order: its name, its byte range and its value (the header MXNet writes, then the
+    payload).  A column of rows rather than a row of boxes, so that the picture stays
+    narrow and its text readable on a phone's screen."""
     with open(path, 'rb') as f:
         raw = f.read()
     fields = parse_record(raw, offset)
     colours = {'magic': '#ead1dc', 'lrecord': '#ead1dc', 'payload': '#d9ead3', 'padding': '#eeeeee'}
-    cells = ''.join(
-        '<td bgcolor="%s">%s<br/><font point-size="8">bytes %d-%d</font><br/>%s</td>'
-        % (colours.get(name, '#cfe2f3'), name, first, first + size - 1, value)
+    head = ''.join('<td align="left"><b>%s</b></td>' % title for title in ('field', 'bytes', 'value'))
+    rows = ''.join(
+        '<tr><td align="left" bgcolor="{0}">{1}</td><td align="right" bgcolor="{0}">{2}-{3}</td>'
+        '<td align="left" bgcolor="{0}">{4}</td></tr>'.format(
+            colours.get(name, '#cfe2f3'), name, first, first + size - 1, value)
         for name, first, size, value in fields)
-    dot = digraph(rankdir='LR')
-    dot.node('record', '<<table border="0" cellborder="1" cellspacing="0" cellpadding="4"><tr>%s</tr>'
-                       '</table>>' % cells, shape='plaintext')
+    dot = digraph()
+    dot.node('record', '<<table border="0" cellborder="1" cellspacing="0" cellpadding="3">'
+                       '<tr>%s</tr>%s</table>>' % (head, rows), shape='plaintext')
     return dot
