@@ -2,10 +2,12 @@
 #
 #   make book   executes the chapters in place, then builds the HTML book into _build/html
 #   make test   unit tests (tests/) + every chapter under nbval, strict mode + every page of
-#               the built book in headless Chromium (the book is rebuilt first when stale),
-#               then the operator/training tests again on gpu(0) under the strict cupy
-#               stand-in (tests/strict_cupy.py)
-#   make lab    opens the chapters in JupyterLab (installed on first use)
+#               the built book in headless Chromium (the book is rebuilt first when stale)
+#               + a chapter opened in JupyterLab (tests/test_lab.py: the `lab` extra is
+#               installed first), then the operator/training tests again on gpu(0) under
+#               the strict cupy stand-in (tests/strict_cupy.py)
+#   make lab    opens the chapters in JupyterLab, which renders their MyST markup with
+#               jupyterlab-myst (both installed on first use: pyproject.toml's `lab` extra)
 #
 # All three first make sure of the same set-up, which is idempotent and quick once done:
 # a venv in .venv with requirements.txt installed (redone only when requirements.txt or
@@ -106,7 +108,7 @@ MATHJAX_PARTS := tex-chtml.js core.js loader.js startup.js input output ui a11y 
 
 # What the HTML book is made from; `make test` rebuilds it when any of these is newer
 # (reflib's sources count: the API reference is made from their docstrings).
-BOOK_SOURCES := _config.yml _toc.yml $(wildcard *.md api/*.md api/operators/*.md) $(CHAPTERS) $(wildcard _assets/* _ext/*.py) \
+BOOK_SOURCES := _config.yml _toc.yml $(wildcard *.md api/*.md api/operators/*.md reference/*.md) $(CHAPTERS) $(wildcard _assets/* _ext/*.py) \
                 $(shell find reflib -name '*.py') requirements.txt
 BOOK_STAMP := _build/html/.reflib-built
 
@@ -133,9 +135,9 @@ $(BOOK_STAMP): $(BOOK_SOURCES) | setup
 # forward/backward, the optimizers, the stores, the executor, Module, training steps
 DEVICE_TESTS := $(shell sed -e 's/\#.*//' tests/device_tests.txt)
 
-# REFLIB_BROWSER_TEST=1: the browser test fails, rather than skips, when the book or
-# chromium is missing
-test: setup chromium html
+# REFLIB_BROWSER_TEST=1: the browser tests fail, rather than skip, when the book, chromium
+# or (tests/test_lab.py) JupyterLab with jupyterlab-myst is missing
+test: setup chromium html $(LAB_STAMP)
 	REFLIB_BROWSER_TEST=1 $(BIN)/pytest tests chapters \
 	  --nbval --nbval-current-env --nbval-cell-timeout=$(CELL_TIMEOUT) \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
@@ -144,6 +146,9 @@ test: setup chromium html
 	REFLIB_TEST_DEVICE=strict $(BIN)/pytest $(DEVICE_TESTS) -p no:cacheprovider \
 	  $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS)) $(PYTEST_ARGS)
 
+# the `lab` extra (pyproject.toml): JupyterLab and jupyterlab-myst, which renders the
+# chapters' MyST markup (admonitions, dropdown solutions, figures, math) as the book does;
+# redone whenever requirements.txt or pyproject.toml changes, after $(STAMP)
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -e '.[lab]'
 	touch $@

@@ -1,0 +1,132 @@
+"""The book's index pages, read from the chapters when the book is built (so they cannot drift):
+
+``{figure-index}``   every numbered figure (a code cell with a ``mystnb.figure`` caption), as its
+                     number -- a link to it -- and its caption, chapter by chapter;
+``{exercise-index}`` every exercise (a ``{admonition} Exercise N`` block), as a link to its
+                     chapter's exercises and the exercise's first sentence.
+"""
+
+import json
+import os
+import re
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx import addnodes
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_EXERCISE = re.compile(r'`{3,4}\{admonition\} (Exercise \d+)\n(.*?)\n`{3,4}', re.S)
+
+
+def chapters(root=_ROOT):
+    """[(file stem, title, notebook)] in the order of the file names (the chapters' numbers)."""
+    folder = os.path.join(root, 'chapters')
+    out = []
+    for fname in sorted(os.listdir(folder)):
+        if fname.endswith('.ipynb'):
+            with open(os.path.join(folder, fname), encoding='utf-8') as f:
+                nb = json.load(f)
+            title = fname
+            for cell in nb['cells']:
+                found = re.search(r'^# (.+)$', ''.join(cell['source']), re.M)
+                if cell['cell_type'] == 'markdown' and found:
+                    title = found.group(1).strip()
+                    break
+            out.append((fname[:-len('.ipynb')], title, nb))
+    return out
+
+
+def figures(nb):
+    """[(name, caption)] of a notebook's numbered figures, in order."""
+    found = []
+    for cell in nb['cells']:
+        figure = cell.get('metadata', {}).get('mystnb', {}).get('figure')
+        if cell['cell_type'] == 'code' and figure and figure.get('name'):
+            found.append((figure['name'], figure.get('caption', '')))
+    return found
+
+
+def exercises(nb):
+    """[(label, first sentence)] of a notebook's exercises, in order."""
+    found = []
+    for cell in nb['cells']:
+        if cell['cell_type'] != 'markdown':
+            continue
+        for label, body in _EXERCISE.findall(''.join(cell['source'])):
+            text = ' '.join(body.split('```')[0].split())     # the prose before any code block
+            text = re.sub(r'\[([^\]]+)\]\([^)]*\)', r'\1', text)   # a link's text: its target is the chapter's
+            end = text.find('. ')
+            found.append((label, text if end < 0 else text[:end + 1]))
+    return found
+
+
+def _doc_link(stem, title):
+    ref = addnodes.pending_xref('', refdomain='std', reftype='doc', reftarget='/chapters/' + stem,
+                                refexplicit=True)
+    ref += nodes.inline(text=title)
+    return ref
+
+
+class FigureIndex(Directive):
+    has_content = False
+
+    def run(self):
+        out = []
+        for stem, title, nb in chapters():
+            found = figures(nb)
+            if not found:
+                continue
+            para = nodes.paragraph()
+            para += nodes.strong('', '', _doc_link(stem, title))
+            out.append(para)
+            items = nodes.bullet_list()
+            for name, caption in found:
+                item = nodes.list_item()
+                line = nodes.paragraph()
+                ref = addnodes.pending_xref('', refdomain='std', reftype='numref', reftarget=name,
+                                            refexplicit=False, refwarn=True)
+                ref += nodes.inline(text=name)
+                line += ref
+                line += nodes.Text(' ')
+                inline, messages = self.state.inline_text(caption, self.lineno)   # its `code`
+                line += inline
+                item += line
+                item += messages
+                items += item
+            out.append(items)
+        return out
+
+
+class ExerciseIndex(Directive):
+    has_content = False
+
+    def run(self):
+        out = []
+        for stem, title, nb in chapters():
+            found = exercises(nb)
+            if not found:
+                continue
+            para = nodes.paragraph()
+            para += nodes.strong('', '', _doc_link(stem, title))
+            out.append(para)
+            items = nodes.bullet_list()
+            for label, sentence in found:
+                item = nodes.list_item()
+                line = nodes.paragraph()
+                # the chapter's "Exercises" section (its heading's anchor), where the exercise is
+                line += nodes.reference('', label, internal=True,
+                                        refuri='chapters/%s.html#exercises' % stem)
+                line += nodes.Text(': ')
+                inline, messages = self.state.inline_text(sentence, self.lineno)
+                line += inline
+                item += line
+                item += messages
+                items += item
+            out.append(items)
+        return out
+
+
+def setup(app):
+    app.add_directive('figure-index', FigureIndex)
+    app.add_directive('exercise-index', ExerciseIndex)
+    return {'parallel_read_safe': True, 'parallel_write_safe': True}
