@@ -32,32 +32,42 @@ def public_names(module):
     return out
 
 
-def one_line_signature(obj, width=60):
-    """``(a, b=1, ...)``: the parameters on one line, cut with '...' past ``width`` characters."""
+def signature_parts(obj, width=60):
+    """The parameters as strings (``a``, ``b=1``, ``*args``), cut with ``...`` past ``width``
+    characters in all; None where there is no signature to show."""
     if inspect.isclass(obj) and issubclass(obj, BaseException) and not any(
             '__init__' in vars(k) for k in obj.__mro__ if k.__module__ != 'builtins'):
-        return ''           # an error class made like any exception: its message
+        return None         # an error class made like any exception: its message
     try:
         target = obj.__init__ if inspect.isclass(obj) else obj
         sig = inspect.signature(target)
     except (TypeError, ValueError):
-        return ''
-    params = [p for p in sig.parameters.values() if p.name != 'self']
-    parts = []
-    for p in params:
+        return None
+    parts, length = [], 2
+    for p in sig.parameters.values():
+        if p.name == 'self':
+            continue
         if p.kind is p.VAR_POSITIONAL:
-            parts.append('*' + p.name)
+            text = '*' + p.name
         elif p.kind is p.VAR_KEYWORD:
-            parts.append('**' + p.name)
+            text = '**' + p.name
         elif p.default is p.empty:
-            parts.append(p.name)
+            text = p.name
         else:
             default = repr(p.default)
-            parts.append('%s=%s' % (p.name, default if len(default) <= 12 else '...'))
-    text = '(' + ', '.join(parts) + ')'
-    if len(text) > width:
-        text = text[:width - 4].rsplit(',', 1)[0] + ', ...)'
-    return text
+            text = '%s=%s' % (p.name, default if len(default) <= 12 else '...')
+        if length + len(text) > width and parts:
+            parts.append('...')
+            break
+        parts.append(text)
+        length += len(text) + 2
+    return parts
+
+
+def one_line_signature(obj, width=60):
+    """``(a, b=1, ...)``: the parameters on one line, cut with '...' past ``width`` characters."""
+    parts = signature_parts(obj, width)
+    return '' if parts is None else '(' + ', '.join(parts) + ')'
 
 
 def first_sentence(obj):
@@ -96,7 +106,16 @@ class ApiSummary(Directive):
                                             reftarget='%s.%s' % (module_name, name), refexplicit=True)
                 ref += nodes.literal(text=name)
                 para += ref
-                para += nodes.literal(text=one_line_signature(obj), classes=['api-signature'])
+                parts = signature_parts(obj)
+                if parts is not None:
+                    # one piece of code per parameter: a line may break between two, never
+                    # inside one (the rule of every table of the book, tests/test_browser.py)
+                    para += nodes.Text(' (')
+                    for k, part in enumerate(parts):
+                        if k:
+                            para += nodes.Text(', ')
+                        para += nodes.literal(text=part, classes=['api-signature'])
+                    para += nodes.Text(')')
                 entry += para
                 purpose = nodes.paragraph(classes=['api-purpose'])
                 # the sentence's own markup (``code``, :class:`...`) rendered as in the entry below

@@ -88,6 +88,7 @@ class FigureIndex(Directive):
                 ref += nodes.inline(text=name)
                 line += ref
                 line += nodes.Text(' ')
+                caption = re.sub(r'\[([^\]]+)\]\([^)]*\)', r'\1', caption)       # a link's text
                 inline, messages = self.state.inline_text(caption, self.lineno)   # its `code`
                 line += inline
                 item += line

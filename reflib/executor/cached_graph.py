@@ -175,12 +175,18 @@ class CachedGraph:
         return report
 
     def signatures(self):
-        """The signatures bound so far (one executor pool each)."""
-        return list(self._pools)
+        """The signatures bound so far: ``(context, data shapes, data dtypes, which inputs
+        want a gradient)``.  (A pool is kept per signature and per set of ``.grad`` arrays its
+        executors write into; those are not part of what a caller sees.)"""
+        seen = []
+        for key in self._pools:
+            if key[:4] not in seen:
+                seen.append(key[:4])
+        return seen
 
     def executors(self, signature=None):
         """The executors bound for ``signature`` (all when None)."""
-        keys = [signature] if signature is not None else list(self._pools)
+        keys = [k for k in self._pools if signature is None or k[:len(signature)] == tuple(signature)]
         return [r.executor for k in keys for r in self._pools[k][1]]
 
     def __call__(self, data):
