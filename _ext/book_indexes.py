@@ -3,12 +3,16 @@
 ``{figure-index}``   every numbered figure (a code cell with a ``mystnb.figure`` caption), as its
                      number -- a link to it -- and its caption, chapter by chapter;
 ``{exercise-index}`` every exercise (a ``{admonition} Exercise N`` block), as a link to its
-                     chapter's exercises and the exercise's first sentence.
+                     chapter's exercises and the exercise's first sentence;
+
+and, when an HTML build finishes, _static/reflib-chapters.zip: every chapter's notebook in one
+download, which the landing page links.
 """
 
 import json
 import os
 import re
+import zipfile
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -130,4 +134,31 @@ class ExerciseIndex(Directive):
 def setup(app):
     app.add_directive('figure-index', FigureIndex)
     app.add_directive('exercise-index', ExerciseIndex)
+    app.connect('build-finished', _write_archive)
     return {'parallel_read_safe': True, 'parallel_write_safe': True}
+
+
+# ---------------------------------------------------------------- every chapter in one download
+ARCHIVE = '_static/reflib-chapters.zip'
+_ARCHIVE_README = """The chapters of the reflib book, as Jupyter notebooks with their outputs.
+
+Each chapter needs only the reflib package and what it installs: from a checkout of the
+book's repository, `pip install -e .` (or `make lab`, which also installs JupyterLab with
+jupyterlab-myst, so that the exercises and their folded solutions render as in the book).
+Open a chapter with `jupyter lab chapters/01_ndarray_context.ipynb`.
+"""
+
+
+def _write_archive(app, exception):
+    """build-finished: every chapter notebook, zipped into the built book (a link on the
+    landing page offers it)."""
+    if exception is not None or app.builder.format != 'html':
+        return
+    target = os.path.join(app.outdir, ARCHIVE)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    folder = os.path.join(_ROOT, 'chapters')
+    with zipfile.ZipFile(target, 'w', zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr('reflib-chapters/README.txt', _ARCHIVE_README)
+        for fname in sorted(os.listdir(folder)):
+            if fname.endswith('.ipynb'):
+                archive.write(os.path.join(folder, fname), 'reflib-chapters/chapters/' + fname)

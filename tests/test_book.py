@@ -185,3 +185,17 @@ def test_multi_line_labels_keep_their_lines_apart():
     assert label.startswith('<<table') and label.endswith('</table>>')
     assert label.count('<tr>') == 2
     assert '<b>fc1_weight</b>' in label and '(128, 20) &lt;&amp;&gt;' in label
+
+
+def test_every_glossary_term_is_linked_from_a_chapter():
+    # reference/glossary.md defines the terms; a chapter links each where it first uses it
+    with open(os.path.join(os.path.dirname(__file__), '..', 'reference', 'glossary.md'), encoding='utf-8') as f:
+        block = f.read().split('```{glossary}')[1].split('```')[0]
+    terms = [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(' ')]
+    assert len(terms) >= 15
+    linked = set()
+    for path in CHAPTERS:
+        for _, source in cells(path, 'markdown'):
+            for role in re.findall(r'\{term\}`([^`]+)`', source):
+                linked.add(role.split('<')[-1].rstrip('>').strip())
+    assert sorted(set(terms) - linked) == [], 'glossary terms no chapter links'

@@ -238,3 +238,16 @@ def test_page_in_the_browser(server, browser, name, width):
     finally:
         page.context.close()
     assert not problems, f'{name} at {width} px:\n  ' + '\n  '.join(problems)
+
+
+def test_the_landing_page_offers_every_chapter_in_one_download():
+    # _ext/book_indexes.py zips the chapters when the book is built; intro.md links the zip
+    archive = HTML / '_static' / 'reflib-chapters.zip'
+    if not archive.is_file():
+        _missing('no built book with its chapters archive at %s' % archive)
+    import zipfile      # (this test alone reads a zip)
+    with zipfile.ZipFile(archive) as z:
+        names = sorted(n.rsplit('/', 1)[-1] for n in z.namelist() if n.endswith('.ipynb'))
+        assert 'reflib-chapters/README.txt' in z.namelist()
+    assert names == sorted(p.name for p in (ROOT / 'chapters').glob('*.ipynb'))
+    assert '_static/reflib-chapters.zip' in (HTML / 'intro.html').read_text(encoding='utf-8')

@@ -3,7 +3,7 @@ an executor's four lists of arrays (chapter 4), an executor group's slices (chap
 
 import numpy as np
 
-from .drawing import DEVICE_COLOURS, GRADIENT_RED, digraph
+from .drawing import DEVICE_COLOURS, GRADIENT_RED, digraph, lines
 
 ALLOCATED, BORROWED = '#f8dcc0', '#cfe0f5'
 
@@ -81,11 +81,11 @@ def draw_executor(exe, caller=None, title=''):
                 for name, arr in table.items():
                     node = column + '__' + name
                     if arr is None:
-                        sub.node(node, '%s\nnone' % name, style='rounded,dashed', color='#999999',
+                        sub.node(node, lines(name, 'none'), style='rounded,dashed', color='#999999',
                                  fontcolor='#777777')
                         continue
                     owners = [pyname for pyname, value in caller.items() if value is arr]
-                    sub.node(node, '%s\n%s, %d B' % (name, arr.shape, _nbytes(arr)),
+                    sub.node(node, lines(name, '%s, %d B' % (arr.shape, _nbytes(arr))),
                              fillcolor=BORROWED if owners else ALLOCATED)
                     links += [(pyname, node) for pyname in owners]
     # invisible edges line the columns up: an argument's gradient sits right of the argument
@@ -117,20 +117,26 @@ def draw_group(group, name='fc1_weight'):
     dot.node('batch', '<<table border="0" cellborder="1" cellspacing="0" cellpadding="4">'
                       '<tr><td><b>batch of %d</b></td></tr>%s</table>>' % (group.batch_size, rows),
              shape='plaintext', style='')
-    dot.node('params', 'param_arrays[%d]\n(%s)' % (i, name), style='filled', fillcolor='#eeeeee')
-    dot.node('grads', 'grad_arrays[%d]\n(%s)' % (i, name), style='filled', fillcolor='#eeeeee')
-    dot.node('kv', 'KVStore (Module)\nsums the %d gradients' % len(group.execs), style='filled',
-             fillcolor='#fff2cc')
+    dot.node('params', lines('param_arrays[%d]' % i, '(%s)' % name), style='filled', fillcolor='#eeeeee')
+    dot.node('grads', lines('grad_arrays[%d]' % i, '(%s)' % name), style='filled', fillcolor='#eeeeee')
+    dot.node('kv', lines('KVStore (Module)', 'sums the %d' % len(group.execs), 'gradients'),
+             style='filled', fillcolor='#fff2cc')
     for k, (exe, s) in enumerate(zip(group.execs, group.slices)):
         with dot.subgraph(name='cluster_%d' % k) as box:
             box.attr(label='execs[%d] on %s' % (k, exe.arg_dict['data'].context), style='rounded,filled',
                      fillcolor=colours[k % 4], color='#888888')
-            box.node('d%d' % k, "arg_dict['data']\n%s" % (exe.arg_dict['data'].shape,))
-            box.node('w%d' % k, "arg_dict['%s']\n%s" % (name, exe.arg_dict[name].shape))
-            box.node('g%d' % k, "grad_dict['%s']\n%s" % (name, exe.grad_dict[name].shape))
-        dot.edge('batch:s%d' % k, 'd%d' % k, label='copy rows %d:%d' % (s.start, s.stop))
+            box.node('d%d' % k, lines("arg_dict['data']", exe.arg_dict['data'].shape))
+            box.node('w%d' % k, lines("arg_dict['%s']" % name, exe.arg_dict[name].shape))
+            box.node('g%d' % k, lines("grad_dict['%s']" % name, exe.grad_dict[name].shape))
+        dot.edge('batch:s%d' % k, 'd%d' % k, label='rows %d:%d' % (s.start, s.stop))
         dot.edge('w%d' % k, 'params', dir='back', style='dashed', color='#555555', label='[%d] is' % k)
         dot.edge('g%d' % k, 'grads', dir='back', style='dashed', color='#555555', label='[%d] is' % k)
-    dot.edge('grads', 'kv', color=GRADIENT_RED, penwidth='1.5', label='push')
-    dot.edge('kv', 'params', color=GRADIENT_RED, penwidth='1.5', label='pull', constraint='false')
+    # the KVStore sits between the two lists, in their column: the picture stays narrow
+    with dot.subgraph() as column:
+        column.attr(rank='same')
+        for node in ('params', 'kv', 'grads'):
+            column.node(node)
+    # drawn from the top down (params, kv, grads) and turned round with dir='back'
+    dot.edge('params', 'kv', color=GRADIENT_RED, penwidth='1.5', label='pull', dir='back')
+    dot.edge('kv', 'grads', color=GRADIENT_RED, penwidth='1.5', label='push', dir='back')
     return dot

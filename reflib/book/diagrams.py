@@ -60,42 +60,44 @@ def data_and_model_parallelism():
 def module_states():
     """Module's state machine: what its three flags say, which calls each state allows, and
     the calls that move it from one state to the next."""
-    dot = digraph(nodesep='0.5', ranksep='0.55', node={'shape': 'box', 'style': 'rounded,filled'},
+    dot = digraph(nodesep='0.45', ranksep='0.5', node={'shape': 'box', 'style': 'rounded,filled'},
                   edge={'arrowsize': '0.7'})
 
     def state(key, title, flags_on, allowed, colour):
-        rows = ''.join('<tr><td align="left"><font point-size="9">%s</font></td></tr>' % f
-                       for f in flags_on)
-        calls = ''.join('<tr><td align="left"><font point-size="9" color="%s">%s</font></td></tr>'
+        # one flag and one call per line: the boxes stay narrow, and each cell keeps its
+        # lines apart (an underscore never touches the line below)
+        rows = ''.join('<tr><td align="left">%s</td></tr>' % f for f in flags_on)
+        calls = ''.join('<tr><td align="left"><font color="%s">%s</font></td></tr>'
                         % (WEIGHT_BLUE, c) for c in allowed)
-        dot.node(key, '<<table border="0" cellspacing="1"><tr><td><b>%s</b></td></tr>%s'
-                      '<tr><td align="left"><font point-size="9"><i>allows</i></font></td></tr>'
+        dot.node(key, '<<table border="0" cellspacing="0" cellpadding="1"><tr><td><b>%s</b></td></tr>%s'
+                      '<tr><td align="left"><i>allows</i></td></tr>'
                       '%s</table>>' % (title, rows, calls), fillcolor=colour)
 
-    state('created', 'created', ['all flags False'], ['bind', 'Module.load (static)'], '#eeeeee')
-    state('bound', 'bound', ['binded'], ['init_params, set_params', 'reshape', 'data_shapes, output_shapes'],
+    state('created', 'created', ['all flags False'], ['bind', 'Module.load'], '#eeeeee')
+    state('bound', 'bound', ['binded'], ['init_params', 'set_params', 'reshape', 'data_shapes'],
           DEVICE_COLOURS[0])
     state('params', 'parameters set', ['binded', 'params_initialized'],
-          ['forward, backward', 'get_outputs, get_params', 'predict, score', 'save_checkpoint'],
+          ['forward, backward', 'get_outputs', 'get_params', 'predict, score', 'save_checkpoint'],
           DEVICE_COLOURS[2])
     state('ready', 'ready to train', ['binded', 'params_initialized', 'optimizer_initialized'],
           ['update', 'save_optimizer_states', 'fit'], DEVICE_COLOURS[1])
     state('loaded', 'parameters, unbound', ['params_initialized', '(not binded)'], ['bind'],
           DEVICE_COLOURS[4])
 
-    dot.edge('created', 'bound', label='bind()')
-    dot.edge('bound', 'params', label='init_params()\nset_params()')
-    dot.edge('params', 'ready', label='init_optimizer()')
-    dot.edge('created', 'loaded', label='Module.load()', style='dashed')
-    dot.edge('loaded', 'params', label='bind()\n(copies the host copies\nto the devices)', style='dashed')
-    dot.edge('created', 'params', label='bind(shared_module=...)', style='dashed', constraint='false')
-    dot.edge('ready', 'ready', label='forward, backward,\nupdate, update_metric')
-    dot.edge('params', 'loaded', label='bind(force_rebind=True):\ndrops the executors,\nkeeps the host copies',
-             style='dashed', constraint='false', color='#888888', fontcolor='#666666')
+    dot.edge('created', 'bound', label=' bind()')
+    dot.edge('bound', 'params', label=' init_params()\\l set_params()\\l')
+    dot.edge('params', 'ready', label=' init_optimizer()')
+    dot.edge('created', 'loaded', label=' Module.load()', style='dashed')
+    dot.edge('created:w', 'params:w', label='bind(\\lshared_module=...)\\l', style='dashed')
+    # the two calls between "parameters set" and "parameters, unbound" run side by side
+    dot.edge('loaded', 'params', label='bind()', style='dashed')
+    dot.edge('params', 'loaded', label='bind(\\lforce_rebind=True)\\l', style='dashed',
+             color='#888888', fontcolor='#666666')
+    dot.edge('ready:e', 'ready:e', label='forward, backward,\\lupdate, update_metric\\l')
     with dot.subgraph() as row:
         row.attr(rank='same')
+        row.node('params')
         row.node('loaded')
-        row.node('bound')
     return dot
 
 

@@ -4,7 +4,7 @@ precision (chapter 13)."""
 
 import json
 
-from .drawing import DEVICE_COLOURS, GRADIENT_RED, digraph
+from .drawing import DEVICE_COLOURS, GRADIENT_RED, digraph, lines
 from ..context import cpu
 
 
@@ -113,13 +113,11 @@ def draw_placement(symbol, group2ctx, default_ctx=None):
                 if groups[i] != g or i in folded:
                     continue
                 if node['op'] == 'null':          # data, a label, a shared weight
-                    box.node(str(i), node['name'], shape='ellipse', fontsize='9', height='0.3')
+                    box.node(str(i), node['name'], shape='ellipse', height='0.3')
                 else:
+                    # one line per folded variable: a long list on one line widens the picture
                     own = [nodes[v]['name'] for v in folded if folded[v] == i]
-                    label = '%s\n%s' % (node['name'], node['op'])
-                    if own:
-                        label += '\n' + ', '.join(own)
-                    box.node(str(i), label, shape='box')
+                    box.node(str(i), lines(node['name'], node['op'], *own, bold_first=True), shape='box')
     for i, node in enumerate(nodes):
         for src, _, _ in node['inputs']:
             if src in folded:

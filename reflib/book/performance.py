@@ -32,23 +32,24 @@ def draw_memory_timeline(exe, ax=None, title=None):
     import matplotlib.pyplot as plt  # on first plot: importing reflib.book stays cheap
     entries = _entries_in_time_order(exe)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.28 * len(entries) + 1.2))
+        # narrow and tall, with 9-point text: shrunk to a phone's width, it stays legible
+        _, ax = plt.subplots(figsize=(4.6, 0.32 * len(entries) + 1.5))
     colours = plt.get_cmap('tab10')
     for row, e in enumerate(entries):
         ax.barh(row, e.end - e.start + 0.8, left=e.start - 0.4, height=0.7,
                 color=colours(e.block.index % 10), edgecolor='black', linewidth=0.4)
-        ax.text(e.end + 0.5, row, '%s  %d KB' % (e.name, round(e.nbytes / 1024)), va='center', fontsize=7)
+        ax.text(e.end + 0.5, row, '%s  %d KB' % (e.name, round(e.nbytes / 1024)), va='center', fontsize=9)
     times = sorted({t for e in entries for t in (e.start, e.end)})
     last = max(times)
     ax.set_xticks(range(last + 1))
-    ax.set_xticklabels([_time_label(exe, t) for t in range(last + 1)], rotation=90, fontsize=7)
+    ax.set_xticklabels([_time_label(exe, t) for t in range(last + 1)], rotation=90, fontsize=9)
     ax.set_yticks([])
     ax.set_ylim(len(entries) - 0.4, -0.6)
     ax.set_xlim(-0.6, last + 6)
     n = len(exe.plan.steps)
     if exe.memory_plan.training:
         ax.axvline(n - 0.5, color='grey', linestyle=':', linewidth=1)
-    ax.set_title(title or 'values over time; one colour per block of memory', fontsize=9)
+    ax.set_title(title or 'values over time; one colour per block of memory', fontsize=10)
     for side in ('top', 'right', 'left'):
         ax.spines[side].set_visible(False)
     return ax
