@@ -118,7 +118,9 @@ def browser():
 _INSPECT = """async () => {
   const images = [...document.images].map(i => ({
       src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
-      natural: i.naturalWidth, shown: i.clientWidth, inFigure: !!i.closest('figure, .cell_output')}));
+      natural: i.naturalWidth, shown: i.clientWidth, inFigure: !!i.closest('figure, .cell_output'),
+      // _assets/figures.js: a click opens the picture itself, full size
+      opensFullSize: !!(i.closest('a') && i.closest('a').getAttribute('href') === i.getAttribute('src'))}));
   // sphinx.ext.graphviz embeds its SVG drawings (the landing page's map) as objects
   for (const o of document.querySelectorAll('object[type="image/svg+xml"]'))
     images.push({src: o.getAttribute('data'), loaded: !!(o.contentDocument && o.contentDocument.querySelector('svg')),
@@ -211,6 +213,8 @@ def test_page_in_the_browser(server, browser, name, width):
             if seen['outputs'] < printing:
                 problems.append(f"{seen['outputs']} cell outputs shown, the notebook stores {printing}")
             shown = sum(1 for i in seen['images'] if i['inFigure'])
+            problems += [f"a click on {i['src']} does not open it full size" for i in seen['images']
+                         if i['inFigure'] and not i['opensFullSize']]
             if shown < pictures:
                 problems.append(f'{shown} pictures shown, the notebook stores {pictures}')
 
