@@ -142,6 +142,68 @@ def measure_train(lib, model, mode, samples, rounds):
     return {'samples_per_s': statistics.median(rates), 'range': [min(rates), max(rates)]}
 
 
+def measure_steps(model, batches_per_round=20, rounds=15):
+    """reflib only: the hybridized Gluon step and the Module step of the same graph, in one
+    process and interleaved round by round, so that both meet the same machine; per phase,
+    microseconds per step, the mean of the faster half of the rounds.  (Separate processes
+    minutes apart differ by up to 40% on a shared machine; the ratio here holds better.)"""
+    import numpy as np
+    import reflib as mx
+    X, Y = _data(np, model, BATCH * batches_per_round)
+    batches = [(mx.nd.array(X[i:i + BATCH]), mx.nd.array(Y[i:i + BATCH])) for i in range(0, len(X), BATCH)]
+    mx.random.seed(0)
+    net = _gluon_net(mx, model)
+    net.initialize(mx.init.Xavier())
+    net(batches[0][0])
+    loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    net.hybridize()
+    loss.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9},
+                               kvstore='local')
+    data = mx.sym.var('data')
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(net(data), name='softmax'), context=mx.cpu())
+    mod.bind(data_shapes=[('data', batches[0][0].shape)], label_shapes=[('softmax_label', (BATCH,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(kvstore='local', optimizer='sgd', optimizer_params={'learning_rate': 0.01, 'momentum': 0.9})
+    clock = time.perf_counter
+    hybrid, module = [], []
+    for _ in range(rounds):
+        phases = np.zeros(4)
+        for x, y in batches:
+            t0 = clock()
+            with mx.autograd.record():
+                out = net(x)
+                t1 = clock()
+                l = loss(out, y)
+            t2 = clock()
+            l.backward()
+            t3 = clock()
+            trainer.step(BATCH)
+            phases += [t1 - t0, t2 - t1, t3 - t2, clock() - t3]
+        mx.nd.waitall()
+        hybrid.append(phases / len(batches) * 1e6)
+        phases = np.zeros(3)
+        for x, y in batches:
+            batch = mx.io.DataBatch([x], [y])
+            t0 = clock()
+            mod.forward(batch, is_train=True)
+            t1 = clock()
+            mod.backward()
+            t2 = clock()
+            mod.update()
+            phases += [t1 - t0, t2 - t1, clock() - t2]
+        mx.nd.waitall()
+        module.append(phases / len(batches) * 1e6)
+
+    def faster_half(rows):
+        rows = np.array(rows)
+        return rows[np.argsort(rows.sum(axis=1))[:max(1, len(rows) // 2)]].mean(axis=0)
+    h, m = faster_half(hybrid), faster_half(module)
+    return {'hybridized_us': dict(zip(('net', 'loss', 'backward', 'trainer_step'), h.round(1).tolist())),
+            'module_us': dict(zip(('forward', 'backward', 'update'), m.round(1).tolist())),
+            'hybridized_over_module_speed': round(float(m.sum() / h.sum()), 3)}
+
+
 # ------------------------------------------------------------------ the driver
 def _env(threads):
     n = str(threads)
@@ -150,7 +212,8 @@ def _env(threads):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--part', choices=('calls', 'train', 'all'), default='all')
+    parser.add_argument('--part', choices=('calls', 'train', 'steps', 'all'), default='all',
+                        help="steps: reflib's hybridized and Module steps interleaved in one process")
     parser.add_argument('--threads', default='1,%d' % os.cpu_count())
     parser.add_argument('--samples', type=int, default=2560)
     parser.add_argument('--rounds', type=int, default=3)
@@ -164,6 +227,8 @@ def main(argv=None):
         spec = json.loads(args.worker)
         if spec['part'] == 'calls':
             print(json.dumps(measure_calls(spec['lib'], args.repeat)))
+        elif spec['part'] == 'steps':
+            print(json.dumps(measure_steps(spec['model'])))
         else:
             print(json.dumps(measure_train(spec['lib'], spec['model'], spec['mode'], args.samples, args.rounds)))
         return 0
@@ -190,6 +255,18 @@ def main(argv=None):
                 row += '   MXNet %7.1f   reflib/MXNet %.2f' % (calls['mxnet'][name],
                                                                 calls['reflib'][name] / calls['mxnet'][name])
             print(row)
+    if args.part in ('steps', 'all'):
+        print('\nreflib, hybridized Gluon step next to the Module step, interleaved in one process')
+        steps = {}
+        for model in args.models.split(','):
+            for threads in [int(t) for t in args.threads.split(',')]:
+                got = worker(sys.executable, {'part': 'steps', 'lib': 'reflib', 'model': model}, threads)
+                if got:
+                    steps['%s/%d' % (model, threads)] = got
+                    print('  %-6s %d thread(s): hybridized %s us, Module %s us, hybridized/Module %.2f'
+                          % (model, threads, got['hybridized_us'], got['module_us'],
+                             got['hybridized_over_module_speed']))
+        results['steps'] = steps
     if args.part in ('train', 'all'):
         threads_list = [int(t) for t in args.threads.split(',')]
         train = {}
