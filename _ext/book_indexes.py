@@ -22,6 +22,14 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _EXERCISE = re.compile(r'`{3,4}\{admonition\} (Exercise \d+)\n(.*?)\n`{3,4}', re.S)
 
 
+_LINK = re.compile(r'\[([^\]]+)\]\([^)]*\)')
+
+
+def _without_links(text):
+    """A markdown link's text only: its target is relative to the chapter, not to this page."""
+    return _LINK.sub(r'\1', text)
+
+
 def chapters(root=_ROOT):
     """[(file stem, title, notebook)] in the order of the file names (the chapters' numbers)."""
     folder = os.path.join(root, 'chapters')
@@ -46,7 +54,7 @@ def figures(nb):
     for cell in nb['cells']:
         figure = cell.get('metadata', {}).get('mystnb', {}).get('figure')
         if cell['cell_type'] == 'code' and figure and figure.get('name'):
-            found.append((figure['name'], figure.get('caption', '')))
+            found.append((figure['name'], _without_links(figure.get('caption', ''))))
     return found
 
 
@@ -58,7 +66,7 @@ def exercises(nb):
             continue
         for label, body in _EXERCISE.findall(''.join(cell['source'])):
             text = ' '.join(body.split('```')[0].split())     # the prose before any code block
-            text = re.sub(r'\[([^\]]+)\]\([^)]*\)', r'\1', text)   # a link's text: its target is the chapter's
+            text = _without_links(text)
             end = text.find('. ')
             found.append((label, text if end < 0 else text[:end + 1]))
     return found
@@ -71,30 +79,35 @@ def _doc_link(stem, title):
     return ref
 
 
-class FigureIndex(Directive):
+class _ChapterIndex(Directive):
+    """Chapter by chapter, a bullet list with one line per item the chapter has: a link to
+    the item (``reference``), then its text (``text``, read as inline markup)."""
     has_content = False
+
+    def items(self, nb):
+        raise NotImplementedError
+
+    def reference(self, stem, item):
+        raise NotImplementedError
 
     def run(self):
         out = []
         for stem, title, nb in chapters():
-            found = figures(nb)
+            found = self.items(nb)
             if not found:
                 continue
             para = nodes.paragraph()
             para += nodes.strong('', '', _doc_link(stem, title))
             out.append(para)
             items = nodes.bullet_list()
-            for name, caption in found:
-                item = nodes.list_item()
+            for item_data in found:
+                link, separator, text = self.reference(stem, item_data)
                 line = nodes.paragraph()
-                ref = addnodes.pending_xref('', refdomain='std', reftype='numref', reftarget=name,
-                                            refexplicit=False, refwarn=True)
-                ref += nodes.inline(text=name)
-                line += ref
-                line += nodes.Text(' ')
-                caption = re.sub(r'\[([^\]]+)\]\([^)]*\)', r'\1', caption)       # a link's text
-                inline, messages = self.state.inline_text(caption, self.lineno)   # its `code`
+                line += link
+                line += nodes.Text(separator)
+                inline, messages = self.state.inline_text(text, self.lineno)    # its `code`
                 line += inline
+                item = nodes.list_item()
                 item += line
                 item += messages
                 items += item
@@ -102,33 +115,27 @@ class FigureIndex(Directive):
         return out
 
 
-class ExerciseIndex(Directive):
-    has_content = False
+class FigureIndex(_ChapterIndex):
+    def items(self, nb):
+        return figures(nb)
 
-    def run(self):
-        out = []
-        for stem, title, nb in chapters():
-            found = exercises(nb)
-            if not found:
-                continue
-            para = nodes.paragraph()
-            para += nodes.strong('', '', _doc_link(stem, title))
-            out.append(para)
-            items = nodes.bullet_list()
-            for label, sentence in found:
-                item = nodes.list_item()
-                line = nodes.paragraph()
-                # the chapter's "Exercises" section (its heading's anchor), where the exercise is
-                line += nodes.reference('', label, internal=True,
-                                        refuri='chapters/%s.html#exercises' % stem)
-                line += nodes.Text(': ')
-                inline, messages = self.state.inline_text(sentence, self.lineno)
-                line += inline
-                item += line
-                item += messages
-                items += item
-            out.append(items)
-        return out
+    def reference(self, stem, item):
+        name, caption = item
+        ref = addnodes.pending_xref('', refdomain='std', reftype='numref', reftarget=name,
+                                    refexplicit=False, refwarn=True)     # "Fig. 10.3"
+        ref += nodes.inline(text=name)
+        return ref, ' ', caption
+
+
+class ExerciseIndex(_ChapterIndex):
+    def items(self, nb):
+        return exercises(nb)
+
+    def reference(self, stem, item):
+        label, sentence = item
+        # the chapter's "Exercises" section (its heading's anchor), where the exercise is
+        ref = nodes.reference('', label, internal=True, refuri='chapters/%s.html#exercises' % stem)
+        return ref, ': ', sentence
 
 
 def setup(app):

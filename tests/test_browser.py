@@ -25,11 +25,12 @@ import http.server
 import json
 import os
 import re
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
+
+import chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / '_build' / 'html'
@@ -100,18 +101,8 @@ def server():
 
 @pytest.fixture(scope='module')
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing('playwright is not installed')
-    chromium = shutil.which('chromium') or shutil.which('chromium-browser')
-    if chromium is None:
-        _missing('no chromium on PATH')
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
-        browser = playwright.chromium.launch(executable_path=chromium, args=['--no-sandbox'])
-        yield browser
-        browser.close()
+    with chromium.launched(_missing) as launched:
+        yield launched
 
 
 # Runs in the page once it has loaded and MathJax has finished.

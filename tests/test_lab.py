@@ -28,7 +28,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -38,6 +37,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+import chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = 'chapters/01_ndarray_context.ipynb'
@@ -152,20 +153,8 @@ def lab(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing('playwright is not installed')
-    chromium = shutil.which('chromium') or shutil.which('chromium-browser')
-    if chromium is None:
-        _missing('no chromium on PATH')
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
-        browser = playwright.chromium.launch(executable_path=chromium, args=['--no-sandbox'])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium.launched(_missing) as launched:
+        yield launched
 
 
 # what jupyterlab-myst made of the notebook's markdown cells
