@@ -5,7 +5,6 @@ one of the operator pages that _ext/operator_reference.py makes from the registr
 import glob
 import importlib
 import importlib.util
-import inspect
 import os
 import re
 
