@@ -6,6 +6,8 @@ executor (``DEVICE_COLOURS``), red for data crossing devices or gradients on the
 the KVStore, blue for weights coming back.
 """
 
+from html import escape
+
 FONT = {'fontname': 'Helvetica', 'fontsize': '10'}
 DEVICE_COLOURS = ['#cfe2f3', '#fce5cd', '#d9ead3', '#ead1dc', '#fff2cc']
 GRADIENT_RED, WEIGHT_BLUE = '#cc0000', '#1f4e79'
@@ -33,7 +35,6 @@ def lines(*rows, bold_first=False):
     Plain ``'a\\nb'`` labels set their lines so close that an underscore on one line
     (``fc1_weight``) touches the text under it in the browser's font; cells keep a gap.
     ``bold_first`` sets the first line in bold (a title)."""
-    from html import escape
     cells = []
     for k, row in enumerate(rows):
         text = escape(str(row), quote=False)
