@@ -239,7 +239,7 @@ class Parameter:
             if dtype_source == 'current':
                 data = data.astype(self.dtype)
             else:
-                self._dtype = data.dtype
+                self.cast(data.dtype)      # the saved dtype wins: arrays already made are cast too
         if data.stype != self._stype:
             data = data.tostype(self._stype)
         contexts = None if ctx is None else _contexts(ctx)

@@ -429,6 +429,30 @@ def summation_order(mx):
     return out
 
 
+def cast_dtype(mx, folder):
+    """ParameterDict.load with cast_dtype: the parameter's dtype wins ('current'), or the
+    file's does ('saved'), also for parameters that already hold arrays (and gradients)."""
+    path = os.path.join(folder, 'typed.params')
+    saved = mx.gluon.ParameterDict('')
+    saved.get('w0', shape=(3, 2), dtype='float32')
+    saved.get('w1', shape=(3, 2), dtype='int8')
+    saved.initialize(mx.init.One())
+    saved.save(path)
+    params = mx.gluon.ParameterDict('')
+    params.get('w0', shape=(3, 2), dtype='float16')
+    params.get('w1', shape=(3, 2), dtype='float64')
+    out = {'refused': _try(lambda: params.load(path))}
+
+    def dtypes():
+        return [[str(np.dtype(params[k].data().dtype)), str(np.dtype(params[k].grad().dtype)),
+                 _v(params[k].data())] for k in ('w0', 'w1')]
+    params.load(path, cast_dtype=True, dtype_source='current')
+    out['current'] = dtypes()
+    params.load(path, cast_dtype=True, dtype_source='saved')
+    out['saved'] = dtypes()
+    return out
+
+
 CASES = {
     'summation_order': lambda mx, folder: summation_order(mx),
     'names': lambda mx, folder: names(mx),
@@ -437,6 +461,7 @@ CASES = {
     'deferred': lambda mx, folder: deferred(mx),
     'export': export_files,
     'save_load': save_load,
+    'cast_dtype': cast_dtype,
     'trainer': trainer,
     'linear_regression': lambda mx, folder: linear_regression(mx),
 }
