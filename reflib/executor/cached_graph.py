@@ -200,7 +200,11 @@ class CachedGraph:
             writes = tuple(id(s.grad) if _writes_in_place(s, a) else None for s, a in zip(sources, args))
         else:
             sources, wants, writes = None, (False,) * len(args), None
-        signature = (ctx, tuple(a._data.shape for a in data), tuple(a._data.dtype for a in data), wants, writes)
+        # (a sparse input's _data holds its stored values only: its shape and storage are asked for)
+        stypes = tuple(a.stype for a in data)
+        dense = all(st == 'default' for st in stypes)
+        shapes = tuple(a._data.shape for a in data) if dense else tuple(a.shape for a in data)
+        signature = (ctx, shapes, tuple(a._data.dtype for a in data), wants, writes, stypes)
         runner = self._runner(signature, args, aux, ctx, sources)     # now this call's alone
         recorded = False
         try:
@@ -208,7 +212,10 @@ class CachedGraph:
             with ctx.device_scope():
                 for k, i in self._data_args:
                     # (raw: a copy into the executor's own input, allowed while recording)
-                    exe.arg_arrays[k]._data[...] = data[i]._data
+                    if dense:
+                        exe.arg_arrays[k]._data[...] = data[i]._data
+                    else:
+                        data[i].copyto(exe.arg_arrays[k])
                 if self._hook is not None:
                     exe.set_monitor_callback(self._monitor(), self._hook[1])
                 exe.forward(is_train=tape.is_training())
@@ -252,7 +259,7 @@ class CachedGraph:
         runner = _Runner(None, [])
         arrays, grads, reqs = [], [], []
         for k, ((is_data, source), arr, want) in enumerate(zip(self._args, args, wants)):
-            arrays.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype) if is_data else arr)
+            arrays.append(nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=arr.stype) if is_data else arr)
             grad = None
             if want and _writes_in_place(sources[k], arr) and _claim(sources[k].grad, runner):
                 grad = sources[k].grad

@@ -33,6 +33,7 @@ from .. import ndarray
 from .. import symbol
 from ..base import FLAG_TO_DTYPE, MXNetError
 from ..ndarray import NDArray
+from ..ndarray.ndarray import _STORAGE_TYPE_ID_TO_STR
 from ..symbol import Symbol
 from ..symbol import naming
 from ..executor.cached_graph import CachedGraph
@@ -751,6 +752,13 @@ class SymbolBlock(HybridBlock):
             input_names.add(var.name)
         out = symbol.Group(outs) if len(outs) > 1 else outs[0]
         arg_types, aux_types = self._param_types(syms, out)
+        # a hybridized call binds every parameter dense, so a sparse one is refused here, up front
+        stored = out.attr_dict()
+        for name in out.list_inputs():
+            stype = stored.get(name, {}).get('__storage_type__', '0')
+            if name not in input_names and stype not in ('0', '-1'):
+                raise GluonAssertionError("SymbolBlock: parameter %r is declared %s; a SymbolBlock's parameters "
+                                          "must be dense" % (name, _STORAGE_TYPE_ID_TO_STR.get(int(stype), stype)))
         for name, dtype in zip(out.list_arguments(), arg_types):
             if name not in input_names:
                 self.params.get(name, allow_deferred_init=True, dtype=dtype)
