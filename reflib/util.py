@@ -247,8 +247,18 @@ def atomic_write(fname, write):
     The bytes go to a temporary file in the same directory, are flushed to disk, get the
     final file's permissions, and only then are renamed over the target: rename is atomic.
     A symlink is written through, not replaced.  A temporary file left by a killed save is
-    removed by the next save of the same file.
+    removed by the next save of the same file.  A target that exists but is no regular file
+    (``/dev/null``, a named pipe) is written into as ``open()`` would: renaming over it would
+    replace the device itself.
     """
+    target = _target(fname)
+    if os.path.exists(target) and not os.path.isfile(target):
+        try:
+            with open(target, 'wb') as stream:
+                write(stream)
+        except OSError as err:
+            raise MXNetError('cannot save %r: %s' % (os.fspath(fname), err)) from err
+        return
     tmp, target = write_temp(fname, write)
     with _removed_on_failure(tmp, fname):
         os.replace(tmp, target)

@@ -300,9 +300,11 @@ def test_a_mixed_or_damaged_checkpoint_set_loads_whole_or_raises_mxnet_error(edi
                 mod = mx.mod.Module.load(prefix, 1, load_optimizer_states=True)
         except MXNetError:
             return
-        assert sorted(mod._arg_params) == ['fc_bias', 'fc_weight']
         if not os.path.exists(prefix + '-0001.checkpoint'):
-            return          # no manifest: a checkpoint as MXNet writes it, loaded without the check
+            # no manifest: a checkpoint as MXNet writes it, loaded without the check, as MXNet
+            # loads it (a damaged byte inside a name gives a parameter of another name)
+            return
+        assert sorted(mod._arg_params) == ['fc_bias', 'fc_weight']
         # it loaded, with its manifest: the parameters and states are one save's
         current = {name: _read(os.path.join(folder, name), 'rb') for name in CHECKPOINT_FILES[1:3]}
         assert current in ({n: newest[n] for n in current}, {n: first[n] for n in current}), \

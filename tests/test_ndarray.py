@@ -8,10 +8,12 @@ tests/golden/gen_ndarray_files.py.
 import importlib.util
 import json
 import os
+import stat
 import pathlib
 import struct
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -864,6 +866,23 @@ class TestAtomicSave:
         assert link.is_symlink()
         same(nd.load(str(real))[0], [0, 0, 0])
         assert sorted(os.listdir(tmp_path)) == ['link.params', 'real.params']
+
+    def test_save_into_a_named_pipe_or_dev_null_writes_into_it(self, tmp_path):
+        # a rename over a target that is no regular file would replace the pipe (or the
+        # device: /dev/null became a plain file once, breaking every later '> /dev/null')
+        pipe = tmp_path / 'pipe'
+        os.mkfifo(pipe)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+        reader.start()
+        nd.save(str(pipe), [nd.ones(2)])
+        reader.join(timeout=10)
+        assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+        assert got and got[0].startswith(b'\x12\x01\x00\x00\x00\x00\x00\x00')   # MXNet's list magic
+        before = os.stat(os.devnull)
+        nd.save(os.devnull, [nd.ones(2)])
+        after = os.stat(os.devnull)
+        assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
 
     def test_overwrite_and_permissions(self, tmp_path):
         path = tmp_path / 'x.nd'
