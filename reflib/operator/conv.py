@@ -1,10 +1,10 @@
-"""Convolution: N-D (1-D, 2-D, 3-D) over channel-first data."""
+"""Convolution: N-D (1-D, 2-D, 3-D) over channel-first data (channel-last: shapes only)."""
 
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from ..shapes import prod as _prod, format_shape as _fmt_shape
-from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
-                      check_layout, offset_slices, pad_spatial, crop_spatial, stack_rows)
+from .spatial import (LAYOUT_BY_NDIM, spatial_tuple, is_channel_last, refuse_channel_last, channel_first_axes,
+                      channel_last_axes, permute_shape, offset_slices, pad_spatial, crop_spatial, stack_rows)
 from .common import device_kernel, is_numpy
 from ..base import ShapeError, ParamError
 
@@ -118,6 +118,11 @@ class Convolution(Operator):
     groups the channels are split into equal blocks and filter block g sees
     only channel block g.  (Strictly this is cross-correlation, as in every
     deep-learning framework: the kernel is not flipped.)
+
+    Channel-last layouts (``NHWC``, ``NDHWC``) get their shapes inferred as MXNet 1.9.1
+    infers them: data (batch, *spatial, channel), weight (num_filter, *kernel,
+    channel/num_group), output (batch, *out, num_filter).  Computing them is refused, as
+    MXNet's CPU build refuses it (its GPU build leaves them to cuDNN).
     """
     name = 'Convolution'
     params = {
@@ -134,7 +139,7 @@ class Convolution(Operator):
                             doc='cuDNN algorithm choice; unused here'),
         'cudnn_off': Param('bool', False, doc='unused here'),
         'layout': Param('enum', None, choices=('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC'),
-                        doc='only the channel-first default is supported'),
+                        doc='channel-first (the default) or channel-last (shape inference only)'),
     }
 
     def inputs(self, p):
@@ -145,7 +150,7 @@ class Convolution(Operator):
         nd = len(p.kernel)
         if nd not in (1, 2, 3):
             raise ParamError('%s: kernel must have 1, 2 or 3 entries, got %s' % (self.name, _fmt_shape(p.kernel)))
-        check_layout(self.name, p.layout, nd)
+        is_channel_last(self.name, p.layout, nd)          # refuses a layout of another rank
         stride = spatial_tuple(self.name, 'stride', p.stride, nd, 1)
         dilate = spatial_tuple(self.name, 'dilate', p.dilate, nd, 1)
         pad = spatial_tuple(self.name, 'pad', p.pad, nd, 0)
@@ -178,6 +183,22 @@ class Convolution(Operator):
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         geometry = self._geometry(p)
+        nd = len(p.kernel)
+        data = in_shapes[0]
+        if not is_channel_last(self.name, p.layout, nd):
+            return self._infer_channel_first(p, geometry, in_shapes, out_shapes, aux_shapes)
+        if data is not None and len(data) != nd + 2:
+            raise ShapeError('%s: input %r must be %d-d for layout %r, got shape %s'
+                             % (self.name, 'data', nd + 2, p.layout, _fmt_shape(data)))
+        # data, weight and output all keep their channel axis last: infer the channel-first
+        # shapes they are transposes of, and transpose the answer back
+        first, last = channel_first_axes(nd + 2), channel_last_axes(nd + 2)
+        ins = [permute_shape(s, first) for s in in_shapes[:2]] + list(in_shapes[2:])
+        outs = [permute_shape(out_shapes[0], first)]
+        ins, outs, aux_shapes = self._infer_channel_first(p, geometry, ins, outs, aux_shapes)
+        return [permute_shape(s, last) for s in ins[:2]] + ins[2:], [permute_shape(outs[0], last)], aux_shapes
+
+    def _infer_channel_first(self, p, geometry, in_shapes, out_shapes, aux_shapes):
         data = in_shapes[0]
         out = out_shapes[0]
         if data is None:        # as MXNet: nothing is inferred before the input's rank is known
@@ -237,6 +258,8 @@ class Convolution(Operator):
     def forward(self, p, env, inputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
         geometry = self._geometry(p)
+        if is_channel_last(self.name, p.layout, len(p.kernel)):
+            refuse_channel_last(self.name, p.layout)
         out_size = self._out_size(p, data.shape, geometry)
         self._check_weight(p, data, weight)
         bias = None if p.no_bias else inputs[2]
@@ -265,6 +288,8 @@ class Convolution(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
         geometry = self._geometry(p)
+        if is_channel_last(self.name, p.layout, len(p.kernel)):
+            refuse_channel_last(self.name, p.layout)
         out_size = self._out_size(p, data.shape, geometry)
         bias = [] if p.no_bias else [out_grads[0].sum(axis=(0,) + tuple(range(2, data.ndim)))]
         chunks = self._chunks(p, data.shape, out_size, data.dtype.itemsize)

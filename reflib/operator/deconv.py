@@ -17,18 +17,24 @@ weight gradient        weight gradient with data and output gradient swapped
 
 The weight is ``(in_channels, num_filter / num_group, *kernel)``: read as a
 convolution weight it has ``in_channels`` filters over ``num_filter`` channels.
+
+Channel-last layouts (``NHWC``, ``NDHWC``) only get their shapes inferred, as by MXNet
+1.9.1 (data, output and weight all with the channel axis moved last: the weight is
+``(in_channels, *kernel, num_filter / num_group)``); computing them is refused, as
+MXNet's CPU build refuses it.
 """
 
 from .registry import Operator, Param, register, get
 from ..shapes import merge_shape
 from ..shapes import format_shape as _fmt_shape
-from .spatial import LAYOUT_BY_NDIM, spatial_tuple, check_layout
+from .spatial import (LAYOUT_BY_NDIM, spatial_tuple, is_channel_last, refuse_channel_last, channel_first_axes,
+                      channel_last_axes, permute_shape)
 from ..base import ShapeError, ParamError
 
 
 @register
 class Deconvolution(Operator):
-    """Transposed convolution over 1, 2 or 3 spatial axes, channel-first.
+    """Transposed convolution over 1, 2 or 3 spatial axes, channel-first (channel-last: shapes only).
 
     Output size per axis: ``stride*(in-1) + dilate*(kernel-1) + 1 - 2*pad + adj``,
     where ``adj < stride`` adds rows at the far end.  With ``target_shape`` set, the
@@ -54,7 +60,7 @@ class Deconvolution(Operator):
                             doc='cuDNN algorithm choice; unused here'),
         'cudnn_off': Param('bool', False, doc='unused here'),
         'layout': Param('enum', None, choices=('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC'),
-                        doc='only the channel-first default is supported'),
+                        doc='channel-first (the default) or channel-last (shape inference only)'),
     }
 
     def inputs(self, p):
@@ -68,7 +74,7 @@ class Deconvolution(Operator):
         nd = len(p.kernel)
         if nd not in (1, 2, 3):
             raise ParamError('%s: kernel must have 1, 2 or 3 entries, got %s' % (self.name, _fmt_shape(p.kernel)))
-        check_layout(self.name, p.layout, nd)
+        is_channel_last(self.name, p.layout, nd)          # refuses a layout of another rank
         if p.num_filter % p.num_group:
             raise ParamError('%s: num_filter (%d) must be a multiple of num_group (%d)'
                              % (self.name, p.num_filter, p.num_group))
@@ -129,6 +135,22 @@ class Deconvolution(Operator):
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         self._check_params(p)
+        nd = len(p.kernel)
+        data = in_shapes[0]
+        if not is_channel_last(self.name, p.layout, nd):
+            return self._infer_channel_first(p, in_shapes, out_shapes, aux_shapes)
+        if data is not None and len(data) != nd + 2:
+            raise ShapeError('%s: input %r must be %d-d for layout %r, got shape %s'
+                             % (self.name, 'data', nd + 2, p.layout, _fmt_shape(data)))
+        # data, weight and output all keep their channel axis last: infer the channel-first
+        # shapes they are transposes of, and transpose the answer back
+        first, last = channel_first_axes(nd + 2), channel_last_axes(nd + 2)
+        ins = [permute_shape(s, first) for s in in_shapes[:2]] + list(in_shapes[2:])
+        outs = [permute_shape(out_shapes[0], first)]
+        ins, outs, aux_shapes = self._infer_channel_first(p, ins, outs, aux_shapes)
+        return [permute_shape(s, last) for s in ins[:2]] + ins[2:], [permute_shape(outs[0], last)], aux_shapes
+
+    def _infer_channel_first(self, p, in_shapes, out_shapes, aux_shapes):
         data, out = in_shapes[0], out_shapes[0]
         channels = 0
         if data is not None:
@@ -153,6 +175,8 @@ class Deconvolution(Operator):
     # --------------------------------------------------------- computation
     def forward(self, p, env, inputs, aux):
         xp, data, weight = env.xp, inputs[0], inputs[1]
+        if is_channel_last(self.name, p.layout, len(p.kernel)):
+            refuse_channel_last(self.name, p.layout)
         pad, out_size = self._geometry(p, data.shape)
         self._check_weight(p, data, weight)
         conv, cp, geometry = self._conv(p, data.shape[1], pad)
@@ -169,6 +193,8 @@ class Deconvolution(Operator):
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         data, weight, grad = inputs[0], inputs[1], out_grads[0]
+        if is_channel_last(self.name, p.layout, len(p.kernel)):
+            refuse_channel_last(self.name, p.layout)
         pad, _ = self._geometry(p, data.shape)
         conv, cp, geometry = self._conv(p, data.shape[1], pad)
         d_data = d_weight = None

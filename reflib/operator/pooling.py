@@ -6,8 +6,9 @@ from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from ..shapes import format_shape as _fmt_shape
 from .common import device_kernel, lowest_value, may_be_true
-from .spatial import (LAYOUT_BY_NDIM, spatial_tuple,
-                      check_layout, offset_slices, pad_spatial, crop_spatial)
+from .spatial import (LAYOUT_BY_NDIM, spatial_tuple, is_channel_last,
+                      channel_first_axes, channel_last_axes, permute_shape, offset_slices, pad_spatial,
+                      crop_spatial)
 from ..base import ShapeError, ParamError
 
 
@@ -43,9 +44,16 @@ class Pooling(Operator):
     * avg with ``count_include_pad`` (the default): divide by the window's
       size clipped to the padded input, i.e. zero padding counts but the
       overhang of a 'full' window does not; without it, divide by the number
-      of real input elements in the window (at least 1);
+      of real input elements in the window: at least 1 in 1-D and 2-D, while MXNet's 3-D
+      kernel divides a window with no real element by 0 (NaN; its gradient is 0);
     * lp: ``(sum x**p) ** (1/p)`` *without* absolute values, p in {1, 2, 3};
     * max backward sends each window's gradient to its first maximal element.
+
+    Channel-last layouts (``NWC``, ``NHWC``, ``NDHWC``: data (batch, *spatial, channel))
+    pool exactly as the channel-first data they are a transposed view of, every option
+    included, as MXNet 1.9.1 pools them on CPU.  (With ``global_pool`` MXNet infers shapes
+    for a layout of another rank than the data's, and then fails to compute them; reflib
+    refuses such a layout at once.)
     """
     name = 'Pooling'
     params = {
@@ -62,15 +70,38 @@ class Pooling(Operator):
         'count_include_pad': Param('bool_or_none', None,
                                    doc='avg only: count padding in the divisor (default True)'),
         'layout': Param('enum', None, choices=('NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC', 'NDHWC'),
-                        doc='only the channel-first default is supported'),
+                        doc='channel-first (the default) or channel-last'),
     }
 
     def _check_params(self, p):
         if p.pool_type == 'lp' and p.p_value not in (1, 2, 3):
             raise ParamError("%s: pool_type='lp' needs p_value 1, 2 or 3, got %r" % (self.name, p.p_value))
-        if not p.global_pool and len(p.kernel) not in (1, 2, 3):
+        if p.global_pool:
+            return
+        if len(p.kernel) not in (1, 2, 3):
             raise ParamError('%s: kernel must have 1, 2 or 3 entries (or set global_pool=True), got %s'
                              % (self.name, _fmt_shape(p.kernel)))
+        is_channel_last(self.name, p.layout, len(p.kernel))      # refuses a layout of another rank
+
+    def _channel_last(self, p, data):
+        """Whether data of shape ``data`` has its channels last (checking the parameters, and
+        the data's rank where a channel-last layout is to be read as channel-first)."""
+        self._check_params(p)
+        if p.global_pool:
+            if len(data) not in (3, 4, 5):
+                raise ShapeError('%s: input %r must be 3-d, 4-d or 5-d (batch, channel, spatial...), '
+                                 'got shape %s' % (self.name, 'data', _fmt_shape(data)))
+            last = is_channel_last(self.name, p.layout, len(data) - 2)
+            ranks = (len(data),)
+        else:
+            last = is_channel_last(self.name, p.layout, len(p.kernel))
+            ranks = (len(p.kernel) + 2,)
+        if last and p.pooling_convention == 'same':
+            self._check_same(p, data)         # before the transpose, so that its error shows `data`
+        if last and len(data) not in ranks:
+            raise ShapeError('%s: input %r must be %s-d for layout %r, got shape %s'
+                             % (self.name, 'data', ' or '.join(map(str, ranks)), p.layout, _fmt_shape(data)))
+        return last
 
     def _geometry(self, p, data):
         """(kernel, stride, pad, out_size) for data shape ``data``; checks data and parameters."""
@@ -82,10 +113,8 @@ class Pooling(Operator):
                 raise ShapeError('%s: input %r must be 3-d, 4-d or 5-d (batch, channel, spatial...), got shape %s'
                                  % (self.name, 'data', _fmt_shape(data)))
             nd = len(data) - 2
-            check_layout(self.name, p.layout, nd)
             return tuple(data[2:]), (1,) * nd, (0,) * nd, (1,) * nd
         nd = len(p.kernel)
-        check_layout(self.name, p.layout, nd)
         if len(data) != nd + 2:
             raise ShapeError('%s: input %r must be %d-d (batch, channel, %s) for a %d-D kernel, got shape %s'
                              % (self.name, 'data', nd + 2, ', '.join(LAYOUT_BY_NDIM[nd][2:]), nd, _fmt_shape(data)))
@@ -130,11 +159,14 @@ class Pooling(Operator):
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
         data, out = in_shapes[0], out_shapes[0]
-        if data is not None:
+        if data is None:
+            self._check_params(p)
+        elif self._channel_last(p, data):
+            spatial = self._geometry(p, permute_shape(data, channel_first_axes(len(data))))[3]
+            out = merge_shape(out, (data[0],) + spatial + (data[-1],), '%s: output' % self.name)
+        else:
             spatial = self._geometry(p, data)[3]
             out = merge_shape(out, tuple(data[:2]) + spatial, '%s: output' % self.name)
-        else:
-            self._check_params(p)
         return [data], [out], aux_shapes
 
     def _windows(self, p, xp, data):
@@ -152,6 +184,8 @@ class Pooling(Operator):
         """avg pooling: how many elements each output averages over (broadcastable array)."""
         kernel, stride, pad, out_size = geometry
         include_pad = p.count_include_pad is None or p.count_include_pad
+        # an all-padding window divides by 1, but by 0 in MXNet's 3-D kernel without the padding
+        least = 0 if not include_pad and len(kernel) == 3 else 1
         # built where the data lives: a numpy divisor would be copied to a GPU on every call
         divisor = xp.ones((1, 1) + (1,) * len(kernel), dtype=np.int64)
         for axis, (n, k, s, pd, o) in enumerate(zip(data_shape[2:], kernel, stride, pad, out_size)):
@@ -159,11 +193,16 @@ class Pooling(Operator):
             end = xp.minimum(start + k, n + pd)          # overhang past the padding never counts
             if not include_pad:
                 start, end = xp.maximum(start, 0), xp.minimum(end, n)
-            size = xp.maximum(end - start, 1)           # an all-padding window divides by 1
+            size = xp.maximum(end - start, least)
             shape = [1] * (len(kernel) + 2)
             shape[axis + 2] = o
             divisor = divisor * size.reshape(shape)
-        return divisor.astype(dtype)
+        divisor = divisor.astype(dtype)
+        if not least:
+            # 0 / NaN is MXNet's 0 / 0, without numpy's warning (those windows' gradients are
+            # spread onto padding only, which backward crops away)
+            divisor = xp.where(divisor == 0, np.nan, divisor).astype(dtype, copy=False)
+        return divisor
 
     def backward_reads(self, p):
         # max and lp compare with / divide by the output; avg and sum need only data's shape
@@ -171,28 +210,43 @@ class Pooling(Operator):
 
     def forward(self, p, env, inputs, aux):
         xp, data = env.xp, inputs[0]
+        last = self._channel_last(p, data.shape)
+        if last:                       # pooled as the channel-first data it is a view of
+            data = data.transpose(channel_first_axes(data.ndim))
         padded, slices, geometry = self._windows(p, xp, data)
         if p.pool_type == 'max':
-            out = env.target(0)
-            if out is None:
-                out = xp.empty(padded[slices[0]].shape, dtype=data.dtype)
+            result = env.target(0)
+            if result is None:
+                shape = padded[slices[0]].shape
+                result = xp.empty(permute_shape(shape, channel_last_axes(data.ndim)) if last else shape,
+                                  dtype=data.dtype)
+            # the maxima go straight into the result's memory, through a channel-first view
+            out = result.transpose(channel_first_axes(data.ndim)) if last else result
             if len(slices) == 1:
                 out[...] = padded[slices[0]]
             else:
                 xp.maximum(padded[slices[0]], padded[slices[1]], out=out)
             for sl in slices[2:]:
                 xp.maximum(out, padded[sl], out=out)
-            return [out]
+            return [result]
         if p.pool_type == 'lp':
-            total = sum(padded[sl] ** p.p_value for sl in slices)
-            return [_lp_root(xp, total, p.p_value)]
-        total = sum(padded[sl] for sl in slices)
-        if p.pool_type == 'avg':
-            total = total / self._divisor(p, xp, data.shape, geometry, data.dtype)
-        return [total.astype(data.dtype, copy=False)]
+            total = _lp_root(xp, sum(padded[sl] ** p.p_value for sl in slices), p.p_value)
+        else:
+            total = sum(padded[sl] for sl in slices)
+            if p.pool_type == 'avg':
+                total = total / self._divisor(p, xp, data.shape, geometry, data.dtype)
+            total = total.astype(data.dtype, copy=False)
+        if last:
+            total = xp.ascontiguousarray(total.transpose(channel_last_axes(data.ndim)))
+        return [total]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, data, grad = env.xp, inputs[0], out_grads[0]
+        last = self._channel_last(p, data.shape)
+        if last:                       # as in forward: the channel-first views of them all
+            to_first = channel_first_axes(data.ndim)
+            data, grad = data.transpose(to_first), grad.transpose(to_first)
+            outputs = [o.transpose(to_first) for o in outputs]
         padded, slices, geometry = self._windows(p, xp, data)
         kernel, stride, _, out_size = geometry
         # windows that do not overlap (LeNet's 2x2, stride 2) send each position at most one
@@ -245,6 +299,8 @@ class Pooling(Operator):
             for sl in slices:
                 d_padded[sl] += share
         d_data = crop_spatial(d_padded, geometry[2], data.shape[2:])
+        if last:
+            d_data = d_data.transpose(channel_last_axes(d_data.ndim))
         target = env.grad_target(0)
         if target is None:
             return [xp.ascontiguousarray(d_data)]

@@ -1,10 +1,14 @@
 """Sliding windows over the spatial axes, shared by Convolution and Pooling.
 
-Both layers see channel-first data ``(batch, channel, *spatial)`` and slide a
+Both layers compute channel-first data ``(batch, channel, *spatial)`` and slide a
 kernel with a stride, a dilation and padding over the spatial axes.  Instead
 of looping over output positions, they loop over the few kernel offsets
 (9 for 3x3): each offset reads one strided slice of the padded input
 (``offset_slices``), so the work is done by whole-array operations.
+
+Channel-last layouts (``NWC``, ``NHWC``, ``NDHWC``) are read through a transposed view
+as channel-first; MXNet 1.9.1's CPU build pools them but only infers their shapes for
+(de)convolution, whose CPU kernels take channel-first data only.
 """
 
 import functools
@@ -25,13 +29,46 @@ def spatial_tuple(op, name, value, nd, fill):
 
 
 LAYOUT_BY_NDIM = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
+CHANNEL_LAST_BY_NDIM = {1: 'NWC', 2: 'NHWC', 3: 'NDHWC'}
 
 
-def check_layout(op, layout, nd):
-    # channel-last layouts exist in MXNet only on GPU (cuDNN); reflib keeps channel-first
-    if layout is not None and layout != LAYOUT_BY_NDIM[nd]:
-        raise ParamError('%s: layout %r is not supported; only the channel-first layout %r '
-                         'for a %d-D kernel' % (op, layout, LAYOUT_BY_NDIM[nd], nd))
+def is_channel_last(op, layout, nd):
+    """Whether ``layout`` (None: the channel-first default) puts the channels last, for
+    ``nd`` spatial axes; a layout of another rank is refused."""
+    if layout is None or layout == LAYOUT_BY_NDIM[nd]:
+        return False
+    if layout == CHANNEL_LAST_BY_NDIM[nd]:
+        return True
+    raise ParamError('%s: layout %r does not fit %d spatial axes: use %r or %r'
+                     % (op, layout, nd, LAYOUT_BY_NDIM[nd], CHANNEL_LAST_BY_NDIM[nd]))
+
+
+# Channel-last data (N, *spatial, C) is computed as the channel-first (N, C, *spatial) it is a
+# transposed view of: these two axis orders go there and back, for arrays and shapes alike.
+def channel_first_axes(ndim):
+    """Read (N, *spatial, C) as (N, C, *spatial)."""
+    return (0, ndim - 1) + tuple(range(1, ndim - 1))
+
+
+def channel_last_axes(ndim):
+    """Read (N, C, *spatial) as (N, *spatial, C): the inverse of :func:`channel_first_axes`."""
+    return (0,) + tuple(range(2, ndim)) + (1,)
+
+
+def refuse_channel_last(op, layout):
+    """(De)convolution's compute on channel-last data: refused, as by MXNet 1.9.1 on CPU."""
+    raise ParamError("%s: layout %r is not computed: MXNet 1.9.1 on CPU infers a channel-last "
+                     "%s's shapes but computes channel-first layouts only (NCW, NCHW, NCDHW), "
+                     "and so does reflib; transpose the data to channel-first instead"
+                     % (op, layout, op.lower()))
+
+
+def permute_shape(shape, axes):
+    """``shape`` with its entries in the order ``axes``.  None stays None, and so does a shape
+    of another rank: the shape check it then meets reports it as given."""
+    if shape is None or len(shape) != len(axes):
+        return shape
+    return tuple(shape[a] for a in axes)
 
 
 def offset_slices(kernel, dilate, stride, out_size):

@@ -49,11 +49,6 @@ def _check_input_shape(input_shape):
             raise TypeError('input_shape must hold whole numbers, got %r' % (input_shape,))
 
 
-def _channel_first(layout):
-    """``layout`` with its channel axis moved to position 1 (``NHWC`` -> ``NCHW``)."""
-    return layout[0] + 'C' + layout[1:].replace('C', '')
-
-
 class BaseConvRNNCell(BaseRNNCell):
     """What the convolutional cells share: the two convolutions of a step (``i2h`` on the
     input, ``h2h`` on the previous hidden state, each with ``num_gates * num_hidden``
@@ -100,22 +95,11 @@ class BaseConvRNNCell(BaseRNNCell):
         # unnamed, as in MXNet: the cell uses up one convolution<n> name
         conv = self._i2h_conv(data, self._conv_layout)
         _check_input_shape(input_shape)
-        layout = self._conv_layout
-        order = None
-        if isinstance(layout, str) and len(layout) == len(input_shape) and layout.find('C') > 1:
-            # reflib's Convolution infers channel-first layouts only; the arithmetic is the
-            # same, so size a channel-first twin on the transposed shape and transpose back
-            first = _channel_first(layout)
-            order = [layout.index(axis) for axis in first]
-            conv = self._i2h_conv(data, first, name=conv.name)
-            input_shape = tuple(input_shape[k] for k in order)
         _, out_shapes, _ = conv.infer_shape(data=input_shape)
         if out_shapes is None:
             raise TypeError('cannot size the state from input_shape=%r: every dimension must be known '
                             '(no 0)' % (self._input_shape,))
         shape = out_shapes[0]
-        if order is not None:
-            shape = tuple(shape[order.index(k)] for k in range(len(shape)))
         return (0,) + tuple(shape[1:])
 
     @property

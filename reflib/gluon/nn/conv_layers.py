@@ -7,8 +7,9 @@ shape is asked of the operator's own shape inference, with the input's channel c
 operator is the one place that knows how kernel, groups and layout shape the weight.
 
 Layouts: the layers accept MXNet's (channel-first, and channel-last for 2-D/3-D
-convolution and every pooling) and hand them to the operator; reflib's operators compute
-channel-first layouts only and refuse the others with an error naming the layout.
+convolution and every pooling) and hand them to the operator.  Pooling computes every one
+of them; a channel-last (transposed) convolution gets its weight shape (with in_channels
+read off the data's last axis) but refuses to run, as MXNet 1.9.1 on CPU does.
 """
 
 from ... import symbol
