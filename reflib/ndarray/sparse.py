@@ -1037,6 +1037,19 @@ def _adagrad_rows(grad, weight, history, lr, epsilon, rescale_grad, clip_gradien
     weight[rows] = weight[rows] - g / grad._ctx.xp.sqrt(squares + ct(np.float32(epsilon))) * ct(np.float32(lr))
 
 
+def _reset_arrays(op, p, inputs, out):
+    """reset_arrays with a sparse array among them: every array zeroed in place, a sparse one
+    left storing nothing (MXNet 1.9.1's storage fallback writes the zeros back into the sparse
+    form: no rows, no entries), a dense one filled with zeros; no output."""
+    op.infer_type(p, [], [], [a.dtype for a in inputs])     # refuses integer arrays before any write
+    for arr in inputs:
+        if arr.stype == 'default':
+            arr._data[...] = 0
+        else:
+            zeros(arr.stype, arr.shape, ctx=arr.context, dtype=arr.dtype).copyto(arr)
+    return []
+
+
 # ------------------------------------------------ the table
 # MXNet 1.9.1's operators with a sparse kernel, by what they do with the storage (measured on
 # csr and row_sparse inputs; every other operator gives a dense result)
@@ -1056,6 +1069,7 @@ SPARSE_FORMS.update({
     'broadcast_mul': _broadcast_onto_csr, 'broadcast_div': _broadcast_onto_csr,
     'add_n': _sum_of_row_sparse, 'Concat': _stacked_rows,
     'slice': _sliced_csr, 'take': _taken_rows, 'dot': _dot_form, '_square_sum': _row_square_sums,
+    'reset_arrays': _reset_arrays,
 })
 STORAGE_CASTS['csr'] = lambda dense: cast_storage(dense, 'csr')
 CSR_FROM_SCIPY.append(csr_matrix)

@@ -1,5 +1,6 @@
 """Operators with no input that create an array: ``_zeros``, ``_ones``, ``_full``, and the
-ranges ``_arange``, ``_linspace`` and ``_eye`` (``mx.sym.arange``, ``linspace``, ``eye``).
+ranges ``_arange``, ``_linspace`` and ``_eye`` (``mx.sym.arange``, ``linspace``, ``eye``);
+and ``reset_arrays``, which instead of creating an array zeroes the arrays it is given.
 
 ``mx.sym.zeros(shape=(0, 128))`` is how an unrolled RNN starts its state (``begin_state``):
 a 0 in ``shape`` is a dimension to be inferred, here the batch size, which shape inference
@@ -13,7 +14,7 @@ import numpy as np
 
 from .registry import Operator, Param, OpEnv, get, register
 from ..shapes import merge_shape
-from ..base import ParamError, ShapeError
+from ..base import ParamError, ShapeError, TypeInferError
 
 _DTYPES = ('bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8', 'bool')
 
@@ -116,6 +117,62 @@ class OnesLike(_Like):
     """Ones shaped like the input (``mx.sym.ones_like``); ZoneoutCell draws its masks from them."""
     name = 'ones_like'
     value = 1
+
+
+# ================================================================ zeroing given arrays
+_FLOATS = ('float16', 'float32', 'float64')
+
+
+@register
+class ResetArrays(Operator):
+    """Set every one of the ``num_arrays`` given arrays to zero, in place; no output.
+
+    ``mx.nd.reset_arrays(a, b, num_arrays=2)`` returns an empty list and leaves ``a`` and
+    ``b`` all zeros (a view zeroes its part of the base array).  One call for many arrays is
+    how MXNet zeroes a model's gradients at once.  The arrays are the operator's auxiliary
+    states, the registry's way of letting an operator write into arrays it is handed, so
+    nothing is recorded by autograd (MXNet 1.9.1 crashes when asked to record it).
+
+    Floating-point arrays only: MXNet 1.9.1 fails on integer ones when the kernel runs (the
+    error surfacing at the next read), reflib refuses them at once, before zeroing any.
+    ``num_arrays`` is filled in from the number of arrays when left out, as for the other
+    variadic operators (MXNet insists on it).  Its symbol form has no outputs to bind
+    (MXNet 1.9.1 crashes composing it); use it on NDArrays.
+    """
+    name = 'reset_arrays'
+    key_var_num_args = 'num_arrays'
+    differentiable = False
+    blocks_gradient = True
+    eliminable = False         # two resets of the same arrays are two writes, not one value
+    params = {'num_arrays': Param('int', doc='how many arrays follow', low=0)}
+
+    def inputs(self, p):
+        return []
+
+    def aux(self, p):
+        return ['array%d' % k for k in range(p.num_arrays)]
+
+    def outputs(self, p):
+        return []
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        return [], [], list(aux_shapes)         # any shapes: each array is zeroed as it is
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        for k, t in enumerate(aux_types):
+            if t is not None and np.dtype(t).name not in _FLOATS:
+                raise TypeInferError('%s: array %d is %s; only floating-point arrays (%s) can be reset, as '
+                                     'in MXNet 1.9.1' % (self.name, k, np.dtype(t).name, ', '.join(_FLOATS)))
+        return [], [], list(aux_types)
+
+    def forward(self, p, env, inputs, aux):
+        # the dtypes were checked first (infer_type), so either every array is zeroed or none
+        for arr in aux:
+            arr[...] = 0
+        return []
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        return []
 
 
 # ================================================================ ranges
