@@ -12,7 +12,10 @@ from . import rnn
 from . import loss
 from . import utils
 from . import data
+from . import contrib
+from . import model_zoo      # (after contrib: SqueezeNet's fire modules are HybridConcurrent)
 from .trainer import Trainer
 
 __all__ = ['Parameter', 'Constant', 'ParameterDict', 'DeferredInitializationError', 'Block', 'HybridBlock',
-           'SymbolBlock', 'Trainer', 'nn', 'rnn', 'loss', 'utils', 'data']
+           'SymbolBlock', 'Trainer', 'nn', 'rnn', 'loss', 'utils', 'data',
+           'contrib', 'model_zoo']
