@@ -8,6 +8,8 @@
 #               the strict cupy stand-in (tests/strict_cupy.py)
 #   make lab    opens the chapters in JupyterLab, which renders their MyST markup with
 #               jupyterlab-myst (both installed on first use: pyproject.toml's `lab` extra)
+#   make pdf    the same book as one PDF, _build/latex/reflib.pdf, through XeLaTeX (Debian's
+#               TeX packages installed with apt-get when missing, cairosvg from the `pdf` extra)
 #
 # All three first make sure of the same set-up, which is idempotent and quick once done:
 # a venv in .venv with requirements.txt installed (redone only when requirements.txt or
@@ -24,6 +26,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.requirements.stamp
 LAB_STAMP := $(VENV)/.lab.stamp
+PDF_STAMP := $(VENV)/.pdf.stamp
 
 # pytest workers: 2 matches the 2-core CI machine (notebooks are spread one file per worker)
 JOBS ?= 2
@@ -38,13 +41,14 @@ CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
 APT := $(if $(filter 0,$(shell id -u)),,$(shell command -v sudo)) env DEBIAN_FRONTEND=noninteractive apt-get
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help setup venv dot chromium book html test lab bench clean
+.PHONY: help setup venv dot chromium tex book html pdf test lab bench clean
 
 help:
 	@echo 'make book   execute the chapters and build the HTML book into _build/html'
 	@echo 'make test   unit tests + every chapter notebook under nbval + the built book in Chromium'
 	@echo 'make html   build the HTML book from the outputs stored in the chapters (no execution)'
 	@echo 'make lab    open the chapters in JupyterLab'
+	@echo 'make pdf    build the book as one PDF into _build/latex/reflib.pdf (no execution)'
 	@echo 'make bench  Module.fit samples/s, reflib next to MXNet 1.9.1 when /tmp/mxv has it (bench/README.md)'
 	@echo 'make clean  remove the built book and caches (keeps .venv)'
 
@@ -72,6 +76,18 @@ chromium:
 	  echo "chromium is missing (the browser test needs it): installing it with apt-get"; \
 	  $(APT) update && $(APT) install -y --no-install-recommends chromium; \
 	  command -v chromium >/dev/null 2>&1 || { echo "apt-get installed chromium, but it is not on PATH" >&2; exit 1; }; \
+	fi
+
+# `make pdf`'s LaTeX: XeLaTeX and latexmk, the LaTeX packages Sphinx's document class loads,
+# the DejaVu fonts _config.yml names, and pdftotext (poppler), with which tests/test_pdf.py
+# reads the result.  About 300 MB, so only installed when missing.
+TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended \
+                latexmk fonts-dejavu-core fonts-dejavu-extra poppler-utils
+tex:
+	@if command -v xelatex >/dev/null 2>&1 && command -v latexmk >/dev/null 2>&1 \
+	    && command -v pdftotext >/dev/null 2>&1 && kpsewhich fncychap.sty >/dev/null 2>&1; then :; else \
+	  echo "XeLaTeX, latexmk, pdftotext or a LaTeX package is missing: installing them with apt-get"; \
+	  $(APT) update && $(APT) install -y --no-install-recommends $(TEX_PACKAGES); \
 	fi
 
 # The book shows the outputs stored in the notebooks (execute_notebooks: 'off' in _config.yml).
@@ -129,15 +145,28 @@ html: setup $(BOOK_STAMP)
 $(BOOK_STAMP): $(BOOK_SOURCES) | setup
 	$(BUILD_HTML)
 
+# The PDF, from the same sources and stored outputs as the HTML book (the landing page's own
+# text stays in the HTML: see latex_documents in _config.yml).  PDF_OUT: where _build/ goes.
+PDF_OUT ?= .
+pdf: setup tex $(PDF_STAMP)
+	rm -rf "$(PDF_OUT)/_build/latex"
+	$(BIN)/jupyter-book build --builder pdflatex --path-output "$(PDF_OUT)" .
+	@echo "pdf: $$(cd "$(PDF_OUT)" && pwd)/_build/latex/reflib.pdf"
+
+# the `pdf` extra (cairosvg: the SVG figures for LaTeX), redone with $(STAMP)
+$(PDF_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -e '.[pdf]'
+	touch $@
+
 # The tests that run a second time on gpu(0) backed by the strict cupy stand-in
 # (REFLIB_TEST_DEVICE=strict, tests/device.py), listed in tests/device_tests.txt, which
 # bench/gpu_check.py runs on a real GPU: every operator with no host transfer inside
 # forward/backward, the optimizers, the stores, the executor, Module, training steps
 DEVICE_TESTS := $(shell sed -e 's/\#.*//' tests/device_tests.txt)
 
-# REFLIB_BROWSER_TEST=1: the browser tests fail, rather than skip, when the book, chromium
-# or (tests/test_lab.py) JupyterLab with jupyterlab-myst is missing
-test: setup chromium html $(LAB_STAMP)
+# REFLIB_BROWSER_TEST=1: the browser tests fail, rather than skip, when the book, chromium,
+# (tests/test_lab.py) JupyterLab with jupyterlab-myst or (tests/test_pdf.py) XeLaTeX is missing
+test: setup chromium tex html $(LAB_STAMP) $(PDF_STAMP)
 	REFLIB_BROWSER_TEST=1 $(BIN)/pytest tests chapters \
 	  --nbval --nbval-current-env --nbval-cell-timeout=$(CELL_TIMEOUT) \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg \

@@ -88,7 +88,7 @@ class MobileNet(HybridBlock):
 
 class MobileNetV2(HybridBlock):
     """MobileNetV2 with widths scaled by ``multiplier`` and ``classes`` outputs; children
-    ``features`` (prefix 'features_') and ``output`` (prefix 'output_': a 1x1 convolution
+    ``features`` (prefix ``'features_'``) and ``output`` (prefix ``'output_'``: a 1x1 convolution
     'pred' and Flatten).  The last 1x1 layer keeps 1280 channels unless ``multiplier`` > 1."""
 
     def __init__(self, multiplier=1.0, classes=1000, **kwargs):
