@@ -12,6 +12,8 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import random
 from . import ndarray
 from . import ndarray as nd
+from . import numpy as np
+from . import numpy_extension as npx
 from . import kvstore
 from . import kvstore as kv
 from . import operator

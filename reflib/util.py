@@ -7,6 +7,7 @@ import glob
 import inspect
 import os
 import secrets
+import threading
 import time
 
 from .base import MXNetError, py_str  # noqa: F401  (mx.util.py_str, as in MXNet)
@@ -65,49 +66,74 @@ def use_np_shape(func):
     return _scoped(func, np_shape, 'use_np_shape')
 
 
-# MXNet's second switch, NumPy *array* semantics, makes operators return ``mxnet.numpy``
-# arrays.  reflib has no ``mxnet.numpy`` namespace, so that switch is never on here and
-# turning it on is refused, naming what reflib does have (shape semantics alone).
-_NO_NP_ARRAY = ('reflib has no mxnet.numpy arrays, so NumPy array semantics cannot be turned '
-                'on; NumPy shape semantics alone are here: mx.np_shape() / mx.use_np_shape')
+# MXNet's second switch, NumPy *array* semantics.  Per thread, as in MXNet: a thread starts
+# with it off, whatever the thread that started it has turned on.
+_array_state = threading.local()
 
 
 def is_np_array():
-    """Always False: reflib has no ``mxnet.numpy`` arrays for this switch to turn on."""
-    return False
+    """Whether NumPy array semantics are on in this thread (off by default, and off in every
+    new thread, as in MXNet).  What the switch changes in reflib: see ``set_np``."""
+    return getattr(_array_state, 'on', False)
+
+
+def _set_np_array(active):
+    """Turn NumPy array semantics on or off for this thread; returns the previous state."""
+    previous = is_np_array()
+    _array_state.on = bool(active)
+    return previous
 
 
 def set_np(shape=True, array=True):
-    """Turn on NumPy shape semantics (``shape=True``); ``array=True`` is refused (see
-    ``is_np_array``).  As in MXNet, array semantics without shape semantics is an error."""
-    if array:
-        raise MXNetError(_NO_NP_ARRAY + ': call set_np(shape=True, array=False)')
+    """Turn MXNet's two NumPy switches on (or off) for this thread: shape semantics
+    (``shape``, see ``np_shape``) and array semantics (``array``).  Array semantics without
+    shape semantics is refused with ValueError, as in MXNet.
+
+    What array semantics change in reflib (a subset of MXNet's): ``gluon.utils.split_data``
+    and ``split_and_load`` hand back ``mx.np.ndarray`` slices and make one from a list or
+    numpy batch.  The ``mx.np`` functions work with the switch on or off.  Not covered: Gluon
+    Parameters, HybridBlocks and the legacy ``mx.nd`` operators keep giving and taking legacy
+    NDArrays (MXNet would turn them into ``mx.np`` arrays).
+    """
+    if array and not shape:
+        raise ValueError('NumPy array semantics need NumPy shape semantics: call set_np(shape=True, '
+                         'array=True), or set_np(shape=True, array=False) for shape semantics alone')
     set_np_shape(shape)
+    _set_np_array(array)
 
 
 def reset_np():
-    """Turn NumPy shape semantics off, as MXNet's ``reset_np`` does with both switches."""
-    set_np_shape(False)
+    """Turn both NumPy switches (shape and array semantics) off in this thread."""
+    set_np(shape=False, array=False)
 
 
-def np_array(active=True):
-    """A ``with`` scope of NumPy array semantics: refused when ``active`` (see ``is_np_array``),
-    a scope that changes nothing otherwise (array semantics are already off)."""
-    if active:
-        raise MXNetError(_NO_NP_ARRAY)
-    return contextlib.nullcontext()
+class np_array:
+    """``with mx.np_array():`` runs a block with NumPy array semantics on in this thread
+    (``active=False``: off), restoring the previous state after it, also when it raises.
+    Shape semantics are left as they are (``use_np`` turns on both)."""
+
+    def __init__(self, active=True):
+        self._active = active
+
+    def __enter__(self):
+        self._previous = _set_np_array(self._active)
+        return self
+
+    def __exit__(self, *exc):
+        _set_np_array(self._previous)
 
 
 def use_np_array(func):
-    """Decorator for NumPy array semantics: the decorated function refuses to run (see
-    ``is_np_array``) rather than run without the semantics it asks for."""
+    """Decorator: ``func`` (or each method and property of a class) runs with NumPy array
+    semantics on, whatever the caller's state; its name and docstring are kept."""
     return _scoped(func, np_array, 'use_np_array')
 
 
 def use_np(func):
-    """Decorator for both of MXNet's NumPy switches: the decorated function refuses to run,
-    since the array half is not in reflib (use ``use_np_shape`` for the shape half)."""
+    """Decorator: ``func`` (or each method and property of a class) runs with both NumPy
+    switches on, shape and array semantics (``use_np_shape`` and ``use_np_array``)."""
     return use_np_array(use_np_shape(func))
+
 
 def getenv(name):
     """The value of environment variable ``name``, or None when it is unset.

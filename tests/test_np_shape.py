@@ -72,14 +72,21 @@ def test_use_np_shape_on_a_function_and_a_class():
     assert not mx.is_np_shape()
 
 
-def test_numpy_array_semantics_are_refused_by_name():
+def test_numpy_array_semantics_switch_on_and_off_with_shape_semantics():
     assert mx.is_np_array() is False
-    with pytest.raises(mx.MXNetError, match='no mxnet.numpy arrays'):
+    try:
         mx.util.set_np()
-    with pytest.raises(mx.MXNetError, match='no mxnet.numpy arrays'):
-        mx.use_np(lambda: None)()
+        assert mx.is_np_array() and mx.is_np_shape()
+    finally:
+        mx.util.reset_np()
+    assert not mx.is_np_array() and not mx.is_np_shape()
+    # array semantics need shape semantics, as in MXNet
+    with pytest.raises(ValueError):
+        mx.util.set_np(shape=False, array=True)
+    assert mx.use_np(lambda: (mx.is_np_array(), mx.is_np_shape()))() == (True, True)
+    assert not mx.is_np_array() and not mx.is_np_shape()
     mx.util.set_np(shape=True, array=False)
-    assert mx.is_np_shape()
+    assert mx.is_np_shape() and not mx.is_np_array()
     mx.util.reset_np()
     assert not mx.is_np_shape()
 

@@ -28,6 +28,8 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..shapes import is_np_shape
+from ..util import is_np_array
+from .. import numpy as _mx_np
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1', 'download', 'replace_file',
            'DownloadError']
@@ -57,7 +59,8 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     With ``even_split`` (the default) the axis must divide evenly, else ValueError;
     without it the first slices are one item longer, and a slice may be empty when there
     are more slices than items.  Slices along axis 0 share memory with ``data``; along
-    another axis they are copies (``slice_axis``), as in MXNet.
+    another axis they are copies (``slice_axis``), as in MXNet.  An ``mx.np.ndarray`` batch
+    gives ``mx.np.ndarray`` slices.
     """
     if isinstance(num_slice, bool) or not isinstance(num_slice, (int, np.integer)) or num_slice < 1:
         raise ValueError('split_data: num_slice must be a positive whole number, got %r' % (num_slice,))
@@ -71,7 +74,10 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     if batch_axis == 0:
         # plain slicing along the first axis gives views, so no batch is copied here
         return [data[start:end] for start, end in bounds]
-    return [nd.slice_axis(data, axis=batch_axis, begin=start, end=end) for start, end in bounds]
+    slices = [nd.slice_axis(data, axis=batch_axis, begin=start, end=end) for start, end in bounds]
+    if isinstance(data, _mx_np.ndarray):        # an mx.np batch gives mx.np slices
+        slices = [part.as_np_ndarray() for part in slices]
+    return slices
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
@@ -85,7 +91,8 @@ def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
     if not ctx_list:
         raise ValueError('split_and_load: ctx_list is empty; give at least one context')
     if not isinstance(data, NDArray):
-        data = nd.array(data, ctx=ctx_list[0])
+        # under NumPy array semantics the batch becomes an mx.np array, as in MXNet
+        data = _mx_np.array(data, ctx=ctx_list[0]) if is_np_array() else nd.array(data, ctx=ctx_list[0])
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     slices = split_data(data, len(ctx_list), batch_axis, even_split)

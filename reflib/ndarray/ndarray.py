@@ -87,6 +87,15 @@ def use_operator_call(invoke):
     _operator_call = invoke
 
 
+# the class of ``mx.np`` arrays: reflib/numpy, which builds on NDArray, hands it in (use_np_class)
+_np_class = [None]
+
+
+def use_np_class(cls):
+    """Called once by reflib/numpy: the class ``NDArray.as_np_ndarray`` makes."""
+    _np_class[0] = cls
+
+
 # (to bytes, from bytes) of one array's .nd record: serialize.py, which builds on NDArray, hands
 # them in (use_record_codec) for pickling, as MXNet pickles an NDArray through its save format
 # storage types by MXNet's numbers (the ids its files and C API use; -1: not yet known)
@@ -284,6 +293,14 @@ class NDArray:
                 engine.fail([copy._data], failed)
             return copy
         raise TypeError('copyto does not support type %s' % type(other).__name__)
+
+    def as_np_ndarray(self):
+        """This array as an ``mx.np.ndarray``: the same memory (writes show in both), no copy.
+        Only a dense array converts, as in MXNet."""
+        if self.stype != 'default':
+            raise ValueError('as_np_ndarray: only a dense (default storage) array converts, this one '
+                             'is %s; convert it with tostype("default") first' % self.stype)
+        return _np_class[0](self._data, self._ctx)
 
     def as_in_context(self, context):
         """The array on ``context``: the array itself when it already lives there, else a copy made

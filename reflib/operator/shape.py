@@ -11,7 +11,7 @@ is usually the input's own memory).
 """
 
 from .registry import Operator, Param, register
-from ..shapes import merge_shape, shape_is_known
+from ..shapes import is_np_shape, merge_shape, shape_is_known
 from ..shapes import prod as _prod
 from .common import shape_str, normalize_axis, fresh_copy, reshaped_into
 from ..base import ParamError, ShapeError
@@ -262,6 +262,12 @@ class Reshape(_SameValues):
                 raise ShapeError("Reshape: input 'data': %s" % err) from None
         elif p.target_shape:
             target = self._forward_shape(p, x.shape)
+        elif is_np_shape():
+            # NumPy shape semantics: an empty target is a scalar's shape (one element), as in MXNet
+            if x.size != 1:
+                raise ShapeError("Reshape: cannot reshape input 'data' of shape %s (%d elements) into "
+                                 "shape () (1 element)" % (shape_str(x.shape), x.size))
+            target = ()
         else:
             raise ParamError("Reshape: parameter 'shape' is empty, so the target shape is unknown")
         return [reshaped_into(env, x, target, env.target(0))]

@@ -1,0 +1,32 @@
+"""``mx.np``: a small, real subset of MXNet 1.9.1's NumPy interface (``mxnet.numpy``).
+
+What is here:
+
+* ``ndarray``, a subclass of NDArray whose indexing, arithmetic and methods hand back
+  ``mx.np.ndarray``; it prints as NumPy does (``array([1., 2.])``, the dtype named unless it is
+  float32), its ``dtype`` is a ``numpy.dtype``, and ``reshape`` follows NumPy's rules (one -1,
+  none of MXNet's special codes).  ``as_nd_ndarray()`` / ``NDArray.as_np_ndarray()`` convert
+  between the two kinds, sharing memory.
+* creation (``array``, ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``zeros_like``,
+  ``ones_like``; float32 unless a dtype is given), ``concatenate``, ``stack``, ``split``,
+  ``reshape``, ``sum``, ``mean``, ``dot``, ``exp``, ``log``, ``sqrt``, ``maximum``, ``minimum``,
+  and ``mx.np.random`` (``uniform``, ``normal``, ``randint``, ``choice``, with NumPy's ``size=``).
+
+Every function runs the registry's operators through the imperative call path, so autograd
+records it as it records ``mx.nd``.  The functions run under NumPy shape semantics whatever
+the thread's switch says (``()`` is a scalar's shape, a 0 dimension a real size); MXNet
+refuses 0-d and zero-size arrays here unless ``npx.set_np()`` was called.
+
+Not covered: NumPy's type promotion (two operands must share a dtype, as for NDArray, except
+that integer ``/`` gives float32), the rest of MXNet's ``mx.np`` functions, and the array
+semantics switch's effect on Gluon: Parameters and HybridBlocks keep legacy NDArrays.
+"""
+
+from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros_like, ones_like,
+                         concatenate, stack, split, reshape, sum, mean, dot, exp, log, sqrt,
+                         maximum, minimum)
+from . import random
+
+__all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
+           'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
+           'maximum', 'minimum', 'random']

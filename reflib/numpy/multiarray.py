@@ -1,0 +1,468 @@
+"""The array class of ``mx.np`` and the functions over it (see the package's docstring for
+what is and is not covered); ``mx.np.random`` builds on this module."""
+
+
+import numpy as _onp
+
+from ..base import MXNetError, numeric_types
+from ..context import current_context
+from ..ndarray import ndarray as _legacy
+from ..ndarray import tape as _tape
+from ..ndarray.ndarray import NDArray, _call_operator
+from ..shapes import prod as _prod
+from ..util import np_shape as _np_shape
+
+__all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
+           'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
+           'maximum', 'minimum']
+
+_float32 = _onp.dtype('float32')
+
+
+def _np(x):
+    """A fresh result (or a list of them) as ``mx.np.ndarray``: the same object, its class
+    changed, so autograd's record of it stays."""
+    if type(x) is NDArray:
+        x.__class__ = ndarray
+    elif isinstance(x, (list, tuple)):
+        return type(x)(_np(v) for v in x)
+    return x
+
+
+def _converting(method):
+    """NDArray's ``method``, its fresh result handed back as ``mx.np.ndarray``."""
+    def run(self, *args, **kwargs):
+        return _np(method(self, *args, **kwargs))
+    run.__name__ = method.__name__
+    run.__doc__ = 'As NDArray.%s, giving an mx.np.ndarray.' % method.__name__
+    return run
+
+
+def _nd_shape(shape):
+    """A shape argument as a tuple of ints (an int is a 1-d shape)."""
+    if isinstance(shape, (int, _onp.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def _target_shape(size, shape, what):
+    """The shape NumPy's reshape rules give ``shape`` for ``size`` elements: one -1 is
+    inferred, and no other negative dimension is allowed.  Raises MXNetError as MXNet does."""
+    shape = _nd_shape(shape)
+    unknown = [i for i, d in enumerate(shape) if d == -1]
+    if len(unknown) > 1:
+        raise MXNetError('%s: can only specify one unknown dimension (-1), got %s' % (what, shape))
+    bad = [d for d in shape if d < -1]
+    if bad:
+        raise MXNetError('%s: dimension %d is invalid: NumPy reshape takes sizes and one -1, not '
+                         "MXNet's codes -2, -3, -4" % (what, bad[0]))
+    if unknown:
+        rest = _prod(d for d in shape if d != -1)
+        if rest == 0 or size % rest:
+            raise MXNetError('%s: cannot reshape array of size %d into shape %s' % (what, size, shape))
+        shape = tuple(size // rest if d == -1 else d for d in shape)
+    if _prod(shape) != size:
+        raise MXNetError('%s: cannot reshape array of size %d into shape %s' % (what, size, shape))
+    return shape
+
+
+def _to_shape(x, shape):
+    """``x`` (an NDArray) with the exactly known ``shape``, as a recorded operator."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    with _np_shape():
+        if not shape:
+            return _call_operator('Reshape', x, shape=())
+        if 0 in shape:
+            # the Reshape operator reads a 0 as "keep that dimension": take the shape from a
+            # stand-in of the target shape that holds no memory
+            like = NDArray(_onp.broadcast_to(_onp.zeros((), x._data.dtype), shape), x.context)
+            return _call_operator('reshape_like', x, like)
+        return _call_operator('Reshape', x, shape=shape)
+
+
+def _check(x, what):
+    """``x`` as an operand of the function ``what``: an ``mx.np.ndarray`` (legacy NDArrays are
+    refused with TypeError, as MXNet's NumPy operators refuse them)."""
+    if isinstance(x, ndarray):
+        return x
+    if isinstance(x, NDArray):
+        raise TypeError('mx.np.%s takes mx.np.ndarray operands, got a legacy NDArray; convert it with '
+                        'as_np_ndarray()' % what)
+    raise TypeError('mx.np.%s: an operand of type %s is not supported here; make an array with '
+                    'mx.np.array first' % (what, type(x).__name__))
+
+
+class ndarray(NDArray):
+    """An array of MXNet's NumPy interface (``mx.np.ndarray``): an NDArray whose results are
+    ``mx.np.ndarray`` too, printed and reshaped as NumPy does.
+
+    >>> import reflib as mx
+    >>> mx.np.array([1, 2]) * 2
+    array([2., 4.])
+    """
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        """The element type as a ``numpy.dtype`` (``dtype('float32')``), as NumPy's arrays have."""
+        return self._data.dtype
+
+    @property
+    def T(self):
+        """All axes reversed."""
+        return _np(NDArray.T.fget(self))
+
+    @property
+    def grad(self):
+        """The gradient buffer ``attach_grad`` gave this array, as an ``mx.np.ndarray`` (the
+        same memory); None before ``attach_grad``."""
+        grad = NDArray.grad.fget(self)
+        return None if grad is None else ndarray(grad._data, grad.context)
+
+    def __repr__(self):
+        text = repr(self.asnumpy())
+        if self._data.dtype == _float32:
+            head, sep, _ = text.rpartition(', dtype=float32')
+            if sep:         # numpy names float32, the one dtype MXNet's arrays leave unnamed
+                text = head.rstrip().rstrip(',') + ')'
+        elif 'dtype=' not in text:
+            text = text[:-1] + ', dtype=%s)' % self._data.dtype.name
+        return text
+
+    def __str__(self):
+        return str(self.asnumpy())
+
+    def as_nd_ndarray(self):
+        """This array as a legacy NDArray: the same memory (writes show in both), no copy."""
+        return NDArray(self._data, self.context)
+
+    def as_np_ndarray(self):
+        """This array itself: it is an ``mx.np.ndarray`` already."""
+        return self
+
+    def reshape(self, *shape, **kwargs):
+        """The values in a new shape, by NumPy's rules: one dimension may be -1 (inferred);
+        MXNet's codes 0, -2, -3, -4 are not read, and a shape of another size raises MXNetError.
+        ``order`` must be ``'C'``."""
+        order = kwargs.pop('order', 'C')
+        if kwargs:
+            raise TypeError('reshape got unexpected arguments %s' % sorted(kwargs))
+        if order != 'C':
+            raise NotImplementedError("reshape: only order='C' is supported, as in MXNet")
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        target = _target_shape(self.size, shape, 'reshape')
+        if _tape.is_recording():
+            return _np(_to_shape(self, target))
+        return ndarray(self._data.reshape(target), self.context)
+
+    def flatten(self):
+        """A 1-d copy of the values, as NumPy's ``flatten``."""
+        return self.reshape(-1).copy()
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        """``mx.np.sum(self, ...)``."""
+        return sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """``mx.np.mean(self, ...)``."""
+        return mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def dot(self, b, out=None):
+        """``mx.np.dot(self, b)``."""
+        return dot(self, b, out=out)
+
+    def __getitem__(self, key):
+        if isinstance(key, ndarray):
+            key = key.as_nd_ndarray()
+        return _np(NDArray.__getitem__(self, key))
+
+    def _binary(self, other, fn, name, reverse=False):
+        if isinstance(other, NDArray) and not isinstance(other, ndarray):
+            raise TypeError('type %s not supported: mx.np.ndarray and a legacy NDArray do not mix; '
+                            'convert one with as_np_ndarray() or as_nd_ndarray()' % type(other))
+        return _np(NDArray._binary(self, other, fn, name, reverse))
+
+    def _compare(self, o, fn, name):
+        out = NDArray._binary(self, o, fn, name)
+        return ndarray(out._data.astype(bool), out.context)
+
+    def __truediv__(self, o):
+        lhs, rhs = _true_division_operands(self, o)
+        return NDArray.__truediv__(lhs, rhs)
+
+    def __rtruediv__(self, o):
+        lhs, rhs = _true_division_operands(self, o)
+        return NDArray.__rtruediv__(lhs, rhs)
+
+    def __neg__(self):
+        return _np(NDArray.__neg__(self))
+
+    def __eq__(self, o): return self._compare(o, lambda xp, a, b: a == b, '==')
+    def __ne__(self, o): return self._compare(o, lambda xp, a, b: a != b, '!=')
+    def __gt__(self, o): return self._compare(o, lambda xp, a, b: a > b, '>')
+    def __ge__(self, o): return self._compare(o, lambda xp, a, b: a >= b, '>=')
+    def __lt__(self, o): return self._compare(o, lambda xp, a, b: a < b, '<')
+    def __le__(self, o): return self._compare(o, lambda xp, a, b: a <= b, '<=')
+    __hash__ = NDArray.__hash__
+
+    copy = _converting(NDArray.copy)
+    astype = _converting(NDArray.astype)
+    detach = _converting(NDArray.detach)
+    as_in_context = _converting(NDArray.as_in_context)
+    transpose = _converting(NDArray.transpose)
+    abs = _converting(NDArray.abs)
+    square = _converting(NDArray.square)
+    clip = _converting(NDArray.clip)
+    expand_dims = _converting(NDArray.expand_dims)
+
+
+def _true_division_operands(lhs, rhs):
+    """NumPy's true division of integers gives floats: integer operands become float32 first
+    (MXNet's NumPy arrays do the same)."""
+    def floating(x):
+        if isinstance(x, ndarray) and x._data.dtype.kind in 'iub':
+            return x.astype('float32')
+        return x
+    return floating(lhs), floating(rhs)
+
+
+_legacy.use_np_class(ndarray)
+
+
+# ------------------------------------------------------------------ creation
+def _dtype(dtype):
+    """A dtype argument, float32 when None (the default of MXNet's NumPy arrays)."""
+    return _float32 if dtype is None else _onp.dtype(dtype)
+
+
+def _created(op_name, shape, dtype, ctx, **params):
+    with _np_shape():
+        return _np(_call_operator(op_name, shape=_nd_shape(shape), ctx=ctx or current_context(),
+                                  dtype=_dtype(dtype).name, **params))
+
+
+def array(object, dtype=None, ctx=None):
+    """A new array holding a copy of ``object`` (a list, a number, a numpy array or an array).
+    Without ``dtype``: an array's or numpy array's dtype is kept, anything else is float32."""
+    if isinstance(object, NDArray) and not isinstance(object, ndarray):
+        raise ValueError('mx.np.array: a legacy NDArray is converted with as_np_ndarray(), not here')
+    if dtype is None:
+        dtype = object.dtype if isinstance(object, (ndarray, _onp.ndarray)) else _float32
+    with _np_shape():
+        return _np(_legacy.array(object, ctx=ctx, dtype=_onp.dtype(dtype)))
+
+
+def zeros(shape, dtype=None, order='C', ctx=None):
+    """An array of ``shape`` filled with 0 (float32 unless ``dtype`` says otherwise)."""
+    _c_order(order)
+    return _created('_zeros', shape, dtype, ctx)
+
+
+def ones(shape, dtype=None, order='C', ctx=None):
+    """An array of ``shape`` filled with 1 (float32 unless ``dtype`` says otherwise)."""
+    _c_order(order)
+    return _created('_ones', shape, dtype, ctx)
+
+
+def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):
+    """An array of ``shape`` filled with ``fill_value`` (float32 unless ``dtype`` says otherwise)."""
+    _c_order(order)
+    result = _created('_full', shape, dtype, ctx, value=float(fill_value))
+    return _into(result, out)
+
+
+def empty(shape, dtype=None, order='C', ctx=None):
+    """An array of ``shape`` whose values are not set (reflib gives zeros)."""
+    return zeros(shape, dtype=dtype, order=order, ctx=ctx)
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    """Evenly spaced values in ``[start, stop)`` (``[0, start)`` without ``stop``), float32
+    unless ``dtype`` says otherwise."""
+    if stop is None:
+        start, stop = 0, start
+    with _np_shape():
+        return _np(_call_operator('_arange', start=float(start), stop=float(stop), step=float(step),
+                                  ctx=ctx or current_context(), dtype=_dtype(dtype).name))
+
+
+def _like(op_name, a, dtype, what):
+    _check(a, what)
+    with _np_shape():
+        result = _call_operator(op_name, a)
+        if dtype is not None and _onp.dtype(dtype) != result._data.dtype:
+            result = _call_operator('Cast', result, dtype=_onp.dtype(dtype).name)
+    return _np(result)
+
+
+def zeros_like(a, dtype=None, order='C', ctx=None, out=None):
+    """An array of ``a``'s shape and dtype (or ``dtype``) filled with 0."""
+    _c_order(order)
+    return _into(_on(_like('zeros_like', a, dtype, 'zeros_like'), ctx), out)
+
+
+def ones_like(a, dtype=None, order='C', ctx=None, out=None):
+    """An array of ``a``'s shape and dtype (or ``dtype``) filled with 1."""
+    _c_order(order)
+    return _into(_on(_like('ones_like', a, dtype, 'ones_like'), ctx), out)
+
+
+def _c_order(order):
+    if order != 'C':
+        raise NotImplementedError("only order='C' is supported, as in MXNet")
+
+
+def _on(result, ctx):
+    return result if ctx is None else result.as_in_context(ctx)
+
+
+def _into(result, out):
+    """``result``, or written into ``out`` (an mx.np.ndarray of the same shape) and ``out``."""
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise MXNetError('out= has shape %s, the result has shape %s' % (out.shape, result.shape))
+    out[...] = result
+    return out
+
+
+# ------------------------------------------------------------------ joining and cutting
+def concatenate(seq, axis=0, out=None):
+    """The arrays of ``seq`` joined along ``axis`` (``axis=None``: all of them flattened)."""
+    arrays = [_check(a, 'concatenate') for a in seq]
+    if axis is None:
+        arrays = [a.reshape(-1) for a in arrays]
+        axis = 0
+    with _np_shape():
+        result = _call_operator('Concat', *arrays, dim=axis, num_args=len(arrays))
+    return _into(_np(result), out)
+
+
+def stack(arrays, axis=0, out=None):
+    """The arrays (all of one shape) joined along a new axis ``axis``."""
+    arrays = [_check(a, 'stack') for a in arrays]
+    with _np_shape():
+        result = _call_operator('stack', *arrays, axis=axis, num_args=len(arrays))
+    return _into(_np(result), out)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``ary`` cut along ``axis`` into a list: ``indices_or_sections`` equal parts (an int;
+    ValueError when the axis does not divide), or at those positions (a list of ints)."""
+    _check(ary, 'split')
+    size = ary.shape[axis]
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        if indices_or_sections <= 0 or size % indices_or_sections:
+            raise ValueError('array split does not result in an equal division: an axis of size %d '
+                             'into %d parts' % (size, indices_or_sections))
+        step = size // indices_or_sections
+        indices = tuple(range(0, size, step)) if size else (0,) * indices_or_sections
+    else:
+        indices = (0,) + tuple(int(i) for i in indices_or_sections)
+    with _np_shape():
+        parts = _call_operator('_split_v2', ary, indices=indices, axis=axis, squeeze_axis=False)
+    return _np(list(parts) if isinstance(parts, (list, tuple)) else [parts])
+
+
+def reshape(a, newshape, order='C'):
+    """``a`` in the shape ``newshape``, by NumPy's rules (see ``ndarray.reshape``)."""
+    return _check(a, 'reshape').reshape(newshape, order=order)
+
+
+# ------------------------------------------------------------------ reductions
+def _reduced_shape(shape, axis, keepdims):
+    """The shape NumPy's reduction over ``axis`` gives (read off a stand-in with no memory)."""
+    return _onp.broadcast_to(_onp.zeros((), bool), shape).sum(axis=axis, keepdims=keepdims).shape
+
+
+def _reduce(op_name, a, axis, dtype, out, keepdims):
+    _check(a, op_name)
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    with _np_shape():
+        if axis is None:
+            result = _call_operator(op_name, a, keepdims=keepdims)
+        else:
+            result = _call_operator(op_name, a, axis=axis, keepdims=keepdims)
+        result = _to_shape(result, _reduced_shape(a.shape, axis, keepdims))
+        if dtype is not None and _onp.dtype(dtype) != result._data.dtype:
+            result = _call_operator('Cast', result, dtype=_onp.dtype(dtype).name)
+    return _into(_np(result), out)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The sum of ``a``'s elements over ``axis`` (an int, a tuple, or None for all)."""
+    return _reduce('sum', a, axis, dtype, out, keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The mean of ``a``'s elements over ``axis`` (an int, a tuple, or None for all)."""
+    return _reduce('mean', a, axis, dtype, out, keepdims)
+
+
+# ------------------------------------------------------------------ products and elementwise
+def dot(a, b, out=None):
+    """NumPy's dot product: vectors give their inner product (shape ``()``), matrices their
+    product, an N-d ``a`` with a 1-d or 2-d ``b`` sums over ``a``'s last axis; a 0-d operand
+    multiplies.  A ``b`` of more than 2 dimensions is not supported here."""
+    _check(a, 'dot'), _check(b, 'dot')
+    with _np_shape():
+        if a.ndim == 0 or b.ndim == 0:
+            return _into(a * b, out)
+        if b.ndim > 2:
+            raise NotImplementedError('mx.np.dot: a second operand of more than 2 dimensions is not '
+                                      'supported in reflib')
+        result = _call_operator('dot', a, b)
+        expected = a.shape[:-1] + b.shape[:-2] + b.shape[-1:] if b.ndim == 2 else a.shape[:-1]
+        result = _to_shape(result, expected)
+    return _into(_np(result), out)
+
+
+def _unary(op_name, x, out):
+    _check(x, op_name)
+    with _np_shape():
+        if x._data.dtype.kind in 'iub':       # NumPy's functions give floats for integers
+            x = _call_operator('Cast', x, dtype='float32')
+        result = _call_operator(op_name, x)
+    return _into(_np(result), out)
+
+
+def exp(x, out=None):
+    """e raised to each element of ``x``."""
+    return _unary('exp', x, out)
+
+
+def log(x, out=None):
+    """The natural logarithm of each element of ``x``."""
+    return _unary('log', x, out)
+
+
+def sqrt(x, out=None):
+    """The square root of each element of ``x``."""
+    return _unary('sqrt', x, out)
+
+
+def _extreme(which, x1, x2, out):
+    scalars = [isinstance(x, numeric_types) for x in (x1, x2)]
+    with _np_shape():
+        if all(scalars):
+            return _into(array(max(x1, x2) if which == 'maximum' else min(x1, x2)), out)
+        if scalars[0] or scalars[1]:
+            arr, scalar = (x2, x1) if scalars[0] else (x1, x2)
+            result = _call_operator('_%s_scalar' % which, _check(arr, which), scalar=float(scalar))
+        else:
+            result = _call_operator('broadcast_%s' % which, _check(x1, which), _check(x2, which))
+    return _into(_np(result), out)
+
+
+def maximum(x1, x2, out=None):
+    """The elementwise larger of ``x1`` and ``x2`` (arrays that broadcast, or a number)."""
+    return _extreme('maximum', x1, x2, out)
+
+
+def minimum(x1, x2, out=None):
+    """The elementwise smaller of ``x1`` and ``x2`` (arrays that broadcast, or a number)."""
+    return _extreme('minimum', x1, x2, out)
