@@ -122,7 +122,7 @@ class FigureIndex(_ChapterIndex):
     def reference(self, stem, item):
         name, caption = item
         ref = addnodes.pending_xref('', refdomain='std', reftype='numref', reftarget=name,
-                                    refexplicit=False, refwarn=True)     # "Fig. 10.3"
+                                    refexplicit=False, refwarn=True)     # "Fig. 11.3"
         ref += nodes.inline(text=name)
         return ref, ' ', caption
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The measurements chapter 13 shows, gathered into reflib/book/data/perf_results.json.
+"""The measurements chapter 14 shows, gathered into reflib/book/data/perf_results.json.
 
     .venv/bin/python bench/book_results.py              # runs every benchmark (about 15 min)
     .venv/bin/python bench/book_results.py --from DIR   # only gathers DIR's JSON files

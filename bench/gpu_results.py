@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Chapter 13's GPU figures: the stored bench/gpu_check.py runs, gathered into reflib/book/data/gpu_results.json.
+"""Chapter 14's GPU figures: the stored bench/gpu_check.py runs, gathered into reflib/book/data/gpu_results.json.
 
     .venv/bin/python bench/gpu_results.py            # after adding a run to bench/results/
 

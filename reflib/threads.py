@@ -101,7 +101,7 @@ class ThreadGovernor:
             self.threads = wanted
 
     def status(self):
-        """What the governor sees and decided: a dict (for the curious, and chapter 13)."""
+        """What the governor sees and decided: a dict (for the curious, and chapter 14)."""
         return {'enabled': self.enabled, 'cpus': self.cpus, 'most': self.most, 'threads': self.threads,
                 'others_busy': self.others}
 

@@ -10,16 +10,17 @@ this package.
 ``source``                ``source``, ``excerpt``, ``source_lines``, ``working_directory``
 ``drawing``               ``svg``, and the font and colours every picture shares
 ``arrays``                ``draw_handles`` (ch. 1), ``draw_executor`` (ch. 4), ``draw_group`` (ch. 7)
-``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6), ``draw_dtypes`` (ch. 13)
-``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 10, 11 and 14
-``performance``           ``memory_table``, ``draw_memory_timeline``, ``trace_spans``, ``draw_step_timeline`` (ch. 13)
-``buckets``               ``draw_buckets`` (ch. 14)
-``records``               ``draw_record``, ``parse_record``: one record of a RecordIO file (ch. 9)
+``graphs``                ``draw_shapes`` (ch. 3), ``draw_plan`` (ch. 5), ``draw_placement`` (ch. 6), ``draw_dtypes`` (ch. 14)
+``diagrams``              the fixed illustrations of chapters 5, 6, 8, 9, 11, 12 and 15
+``performance``           ``memory_table``, ``draw_memory_timeline``, ``trace_spans``, ``draw_step_timeline`` (ch. 14)
+``buckets``               ``draw_buckets`` (ch. 15)
+``records``               ``draw_record``, ``parse_record``: one record of a RecordIO file (ch. 10)
+``digits``                ``load``: scikit-learn's digits, split as chapters 9 and 10 train on them
 ``stored``                ``data_path``, ``load_json``, ``load_npz``, ``script_path``: what chapters read
-``models``, ``lm_fit``    the benchmark's models (ch. 13), the bucketing language model (ch. 14)
+``models``, ``lm_fit``    the benchmark's models (ch. 14), the bucketing language model (ch. 15)
 ``trying``                ``attempt``: run a call, print ``ok`` or the error reflib raises (ch. 4, 8)
-``sparse_step``           ``embedding_step``, ``draw_step_bytes``: one step of a big embedding (ch. 10)
-``tape``                  ``draw_tape``, ``recorded_calls``, ``kept_bytes``: what autograd recorded (ch. 15)
+``sparse_step``           ``embedding_step``, ``draw_step_bytes``: one step of a big embedding (ch. 11)
+``tape``                  ``draw_tape``, ``recorded_calls``, ``kept_bytes``: what autograd recorded (ch. 16)
 ========================  ===================================================================
 """
 
@@ -36,12 +37,12 @@ from .source import excerpt, source, source_lines, working_directory
 from .stored import data_path, load_json, load_npz, script_path
 from .tape import draw_tape, kept_bytes, recorded_calls
 from .trying import attempt
-from . import lm_fit, models, sparse_step
+from . import digits, lm_fit, models, sparse_step
 
 __all__ = ['excerpt', 'source', 'source_lines', 'working_directory', 'svg',
            'draw_handles', 'draw_executor', 'draw_group', 'draw_shapes', 'draw_plan', 'draw_placement',
            'in_place_vs_rebinding', 'data_and_model_parallelism', 'module_states', 'module_parameter_copies', 'fit_flowchart',
            'kvstore_round', 'distributed_job',
            'memory_table', 'draw_memory_timeline', 'profile_by_operator', 'draw_buckets',
-           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'sparse_step', 'attempt',
+           'draw_record', 'parse_record', 'data_path', 'load_json', 'load_npz', 'script_path', 'lm_fit', 'models', 'sparse_step', 'digits', 'attempt',
            'draw_tape', 'recorded_calls', 'kept_bytes']

@@ -1,4 +1,4 @@
-"""A picture of a BucketingModule (chapter 14): one executor per bucket, all over one set of
+"""A picture of a BucketingModule (chapter 15): one executor per bucket, all over one set of
 parameters, gradients, optimizer and memory pool.
 
 Everything drawn is read from the live module: an edge says "the same arrays" only when the

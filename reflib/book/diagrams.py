@@ -1,8 +1,8 @@
 """The book's fixed illustrations: updating a bound weight in place or rebinding its name
 (chapter 5), data against model parallelism (chapter 6), Module's
 states and where its parameters live (chapter 8), BaseModule.fit's call sequence
-(chapter 9), one KVStore round (chapter 10), a distributed job's key parts (chapter 11), an
-unrolled recurrent cell in outline (chapter 14).
+(chapter 9), one KVStore round (chapter 11), a distributed job's key parts (chapter 12), an
+unrolled recurrent cell in outline (chapter 15).
 
 They draw what reflib's code does, not live objects; each chapter shows the code they
 summarise next to them.
@@ -134,9 +134,9 @@ def fit_flowchart():
                   node={'shape': 'box', 'style': 'rounded,filled', 'fillcolor': '#eeeeee', 'width': '2.6'})
     setup = [('bind', 'bind(train_data.provide_data,\nprovide_label)   ch. 8'),
              ('init', 'init_params(initializer,\narg_params, aux_params)   ch. 8'),
-             ('opt', 'init_optimizer(kvstore, optimizer)   ch. 8, 10')]
+             ('opt', 'init_optimizer(kvstore, optimizer)   ch. 8, 11')]
     batch = [('fb', 'forward_backward(data_batch)   ch. 5, 7', '#cfe0f5'),
-             ('upd', 'update()   ch. 8, 10', '#cfe0f5'),
+             ('upd', 'update()   ch. 8, 11', '#cfe0f5'),
              ('met', 'update_metric(eval_metric,\ndata_batch.label)', '#f8dcc0'),
              ('next', 'next_data_batch = next(data_iter)\nprepare(next_data_batch)', '#f8dcc0'),
              ('bcb', 'batch_end_callback(BatchEndParam)', '#d4ecd4')]

@@ -1,6 +1,6 @@
 """Pictures of a symbol's graph: its inferred shapes (chapter 3), an executor's plan
 (chapter 5), its operators placed on devices (chapter 6), its dtypes under mixed
-precision (chapter 13)."""
+precision (chapter 14)."""
 
 import json
 

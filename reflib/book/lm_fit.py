@@ -1,8 +1,8 @@
 """A small LSTM language model trained with BucketingModule.fit on BucketSentenceIter, as MXNet's
-example/rnn/bucketing/lstm_bucketing.py trains one (chapter 14).
+example/rnn/bucketing/lstm_bucketing.py trains one (chapter 15).
 
 MXNet 1.9.1 trained it once (tests/golden/gen_lm_fit.py) and its per-epoch validation
-perplexity is stored (reflib/book/data/lm_fit.npz); chapter 14 and tests/test_bucketing.py
+perplexity is stored (reflib/book/data/lm_fit.npz); chapter 15 and tests/test_bucketing.py
 train it again in reflib.  Two stacked LSTM layers; a second run with GRU cells; a third
 with the two LSTM layers as one fused RNN operator (FusedRNNCell).  The functions take the
 library as ``mx`` and the file imports no reflib, so MXNet's interpreter loads it by path.

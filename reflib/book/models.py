@@ -1,4 +1,4 @@
-"""The benchmark's three models (chapter 13, bench/): an MLP, LeNet and a small ResNet.
+"""The benchmark's three models (chapter 14, bench/): an MLP, LeNet and a small ResNet.
 
 Each function takes the library as ``mx`` and imports nothing, so the same file builds the
 same graph in reflib and in MXNet 1.9.1: bench/fit_throughput.py loads it by its path in

@@ -1,5 +1,5 @@
 """Looking at an executor's memory plan and at where its time goes, from the profiler's
-trace (chapter 13)."""
+trace (chapter 14)."""
 
 
 def _entries_in_time_order(exe):

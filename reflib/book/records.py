@@ -1,4 +1,4 @@
-"""A picture of one record of a RecordIO file (chapter 9), read from the file's bytes.
+"""A picture of one record of a RecordIO file (chapter 10), read from the file's bytes.
 
 A ``.rec`` file is a sequence of records.  Each starts with two 32-bit little-endian
 words: the magic number ``0xced7230a`` and ``lrecord``, whose upper 3 bits say whether the

@@ -1,6 +1,6 @@
 """One training step of a big embedding, measured: what each device holds and what goes to and
 from the KVStore, with a dense gradient, a row_sparse one, and a row_sparse weight too
-(chapter 10).
+(chapter 11).
 
 The model is a bag of words: ``Embedding`` -> mean over the words -> ``FullyConnected`` ->
 ``SoftmaxOutput``, trained by a Module on two CPU contexts with a ``'local'`` store and SGD

@@ -2,12 +2,12 @@
 the scripts beside this file), so that a chapter runs from a folder that holds only its
 notebook:
 
-* ``perf_results.json`` and ``gpu_results.json``: the measurements of chapter 13, written by
+* ``perf_results.json`` and ``gpu_results.json``: the measurements of chapter 14, written by
   bench/book_results.py and bench/gpu_results.py;
 * ``mlp-symbol.json``: a graph saved by MXNet 1.9.1 itself (chapter 2), and ``lm_fit.npz``:
-  MXNet 1.9.1's perplexities for chapter 14's model (copies of files in tests/golden/,
+  MXNet 1.9.1's perplexities for chapter 15's model (copies of files in tests/golden/,
   which tests/test_book.py keeps equal);
-* ``scripts/dist_digits.py``: the distributed training script chapter 11 launches (a
+* ``scripts/dist_digits.py``: the distributed training script chapter 12 launches (a
   script, run in processes of its own, so not a module of the package).
 """
 

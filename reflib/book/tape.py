@@ -1,4 +1,4 @@
-"""What autograd recorded (chapter 15): the calls on the tape behind an array, drawn and
+"""What autograd recorded (chapter 16): the calls on the tape behind an array, drawn and
 listed in the order ``backward`` visits them, and the memory the tape keeps alive."""
 
 from ..ndarray import tape

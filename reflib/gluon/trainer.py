@@ -9,7 +9,7 @@ Parameters:
    readers' question -- why ``loss(...).mean()`` needs ``trainer.step(1)`` -- is this line:
    the mean already divided, and step(1) leaves the gradient as it is.
 2. **allreduce**: with parameters on several contexts (or distributed), the gradients are
-   summed through a KVStore (chapters 10-11): ``pushpull`` per parameter.
+   summed through a KVStore (chapters 11-12): ``pushpull`` per parameter.
 3. **update**: each context's copy is updated by an Updater (or, with
    ``update_on_kvstore``, by the store, and the new values pulled back).
 

@@ -1,4 +1,4 @@
-"""Chapter 11's training script: chapter 9's digits MLP, on every worker.
+"""Chapter 12's training script: chapter 9's digits MLP, on every worker.
 
     python -m reflib.launch -n 2 -s 1 python dist_digits.py --out run.json
 
@@ -11,7 +11,7 @@ the epoch times to ``--out`` (JSON), and its final parameters next to it.
 
 ``--rescale per-worker-batch`` sets ``rescale_grad = 1/batch`` by hand
 instead of letting Module use ``1/(batch * num_workers)``: the mistake
-chapter 11 shows.  ``--fail-at-epoch E`` makes worker 1 raise at the
+chapter 12 shows.  ``--fail-at-epoch E`` makes worker 1 raise at the
 start of epoch E.
 """
 
