@@ -14,8 +14,9 @@ server on 127.0.0.1 (the book's own files only).  A page passes when
 * at 400 px nothing widens the page past the screen (code blocks scroll inside themselves);
 * no piece of code in a table is broken across lines (a wide table scrolls in its box);
 * at 1280 px every code block fits the column, no scrollbar hiding the ends of its lines;
-* at 1280 px no text in a drawn graph is smaller than 9 px, and no plot is shrunk so much
-  that its text would be.
+* at 1280 px and at 400 px no text in a drawn graph is smaller than 9 px, and no plot is
+  shrunk so much that its text would be (on a phone a figure keeps its desktop size and
+  scrolls sideways in its own box).
 
 A full-page screenshot of each is saved in _build/screenshots/ (NAME-WIDTH.png) to look at.
 """
@@ -37,7 +38,7 @@ HTML = ROOT / '_build' / 'html'
 SCREENSHOTS = ROOT / '_build' / 'screenshots'
 REQUIRED = os.environ.get('REFLIB_BROWSER_TEST') == '1'
 WIDTHS = (1280, 400)
-# the smallest text a drawn graph may show at the desktop width
+# the smallest text a drawn graph may show, on a desktop and on a phone
 MIN_FIGURE_TEXT_PX = 9.0
 # A plot is a PNG drawn at 100 dpi with no text under 7 pt (tests/test_book.py checks the
 # chapters' font sizes), i.e. 9.7 px: shown at no less than 93% of its width, its text stays
@@ -215,21 +216,25 @@ def test_page_in_the_browser(server, browser, name, width):
 
         if width >= 1280:
             problems += [f'a code block wider than the column: {line!r}...' for line in seen['overflowingCode']]
-            for image in seen['images']:
-                if (image['src'] or '').endswith('.png') and image['shown'] < MIN_PLOT_SCALE * image['natural']:
-                    problems.append(f"{image['src']}: a {image['natural']} px wide plot shrunk to "
-                                    f"{image['shown']} px, its text under 9 px")
-                if not (image['src'] or '').endswith('.svg') or not image['shown']:
-                    continue
-                svg = page.evaluate('src => fetch(src).then(r => r.text())', image['src'])
-                scale = svg_text_scale(svg)
-                if scale is None:
-                    continue
-                smallest, view_width, drawing_scale = scale
-                px = smallest * drawing_scale * image['shown'] / view_width
-                if px < MIN_FIGURE_TEXT_PX:
-                    problems.append(f"{image['src']}: its smallest text is {px:.1f} px "
-                                    f"(shown {image['shown']} px wide, drawn {view_width:.0f} wide)")
+        # figures: at both widths (on a phone a figure keeps its desktop size and scrolls
+        # sideways in its own box, _assets/figures.js)
+        for image in seen['images']:
+            if width < 1280 and not image['inFigure']:
+                continue        # (only figures keep their desktop size on a phone)
+            if (image['src'] or '').endswith('.png') and image['shown'] < MIN_PLOT_SCALE * image['natural']:
+                problems.append(f"{image['src']}: a {image['natural']} px wide plot shrunk to "
+                                f"{image['shown']} px, its text under 9 px")
+            if not (image['src'] or '').endswith('.svg') or not image['shown']:
+                continue
+            svg = page.evaluate('src => fetch(src).then(r => r.text())', image['src'])
+            scale = svg_text_scale(svg)
+            if scale is None:
+                continue
+            smallest, view_width, drawing_scale = scale
+            px = smallest * drawing_scale * image['shown'] / view_width
+            if px < MIN_FIGURE_TEXT_PX:
+                problems.append(f"{image['src']}: its smallest text is {px:.1f} px "
+                                f"(shown {image['shown']} px wide, drawn {view_width:.0f} wide)")
     finally:
         page.context.close()
     assert not problems, f'{name} at {width} px:\n  ' + '\n  '.join(problems)
