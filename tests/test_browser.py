@@ -111,12 +111,13 @@ _INSPECT = """async () => {
   const images = [...document.images].map(i => ({
       src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
       natural: i.naturalWidth, shown: i.clientWidth, inFigure: !!i.closest('figure, .cell_output'),
+      keepsSize: !!i.closest('figure, .cell_output'),
       // _assets/figures.js: a click opens the picture itself, full size
       opensFullSize: !!(i.closest('a') && i.closest('a').getAttribute('href') === i.getAttribute('src'))}));
   // sphinx.ext.graphviz embeds its SVG drawings (the landing page's map) as objects
   for (const o of document.querySelectorAll('object[type="image/svg+xml"]'))
     images.push({src: o.getAttribute('data'), loaded: !!(o.contentDocument && o.contentDocument.querySelector('svg')),
-                 shown: o.clientWidth, inFigure: false});
+                 shown: o.clientWidth, inFigure: false, keepsSize: true});
   const mathLeft = [...document.querySelectorAll('.math')]
       .filter(e => !e.querySelector('mjx-container'))
       .map(e => e.textContent.slice(0, 60));
@@ -219,8 +220,8 @@ def test_page_in_the_browser(server, browser, name, width):
         # figures: at both widths (on a phone a figure keeps its desktop size and scrolls
         # sideways in its own box, _assets/figures.js)
         for image in seen['images']:
-            if width < 1280 and not image['inFigure']:
-                continue        # (only figures keep their desktop size on a phone)
+            if width < 1280 and not image['keepsSize']:
+                continue        # (only figures and drawn maps keep their desktop size on a phone)
             if (image['src'] or '').endswith('.png') and image['shown'] < MIN_PLOT_SCALE * image['natural']:
                 problems.append(f"{image['src']}: a {image['natural']} px wide plot shrunk to "
                                 f"{image['shown']} px, its text under 9 px")
