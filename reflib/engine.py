@@ -47,7 +47,8 @@ def fail(buffers, error):
         # their failure never forgotten (MXNet forgets a failure with its arrays): the error
         # keeps where it happened as text instead
         where = ''.join(traceback.format_tb(error.__traceback__)[-2:]).rstrip()
-        error.add_note('(computed at:\n%s)' % where)
+        if not any(note.startswith('(computed at:') for note in getattr(error, '__notes__', ())):
+            error.add_note('(computed at:\n%s)' % where)      # (once: a failure passed on is raised again)
         error.__traceback__ = None
     if not any(e is error for e in _unraised):
         _unraised.append(error)

@@ -12,7 +12,7 @@ import numpy as np
 from .base import ParamError
 from .context import Context, current_context
 
-__all__ = ['seed', 'generator']
+__all__ = ['seed', 'generator', 'random_state']
 
 _SEED = [0]
 _GENERATORS = {}
@@ -46,3 +46,26 @@ def generator(ctx=None):
     if gen is None:
         gen = _GENERATORS[ctx] = _make(ctx, _SEED[0])
     return gen
+
+
+class _RandomState:
+    """Stands for one device's random state where reflib/engine.py marks failures: MXNet's
+    engine marks every variable an operator writes, and a sampling operator writes its
+    device's random state, so one that fails leaves the state failed."""
+    __slots__ = ('ctx', '__weakref__')
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+
+_STATES = {}
+
+
+def random_state(ctx=None):
+    """The object that stands for ``ctx``'s random state in the engine's failure marks (the
+    same object for the process's lifetime, whatever ``seed`` does to the generator)."""
+    ctx = Context(ctx) if ctx is not None else current_context()
+    state = _STATES.get(ctx)
+    if state is None:
+        state = _STATES[ctx] = _RandomState(ctx)
+    return state

@@ -104,6 +104,7 @@ def invoke(op_name, *args, **kwargs):
                 _profiler.ran(op.name, began, ctx, outs)
         except ComputeError as err:     # raised at the next wait on the result, as MXNet's engine does
             failed = err
+            env.fail_random_state(err)
             outs = _failed_outputs(op, p, inputs, nin, out_types, ctx, err)
         except (ValueError, IndexError) as err:
             # numpy refused the arrays: say which shapes the operator's rule refuses (the rule

@@ -29,7 +29,8 @@ from ..registry import Registry
 # the shape algebra lives below the operators (reflib/shapes.py); chapter 3 shows merge_shape
 # as registry.merge_shape, where it lived before
 from ..shapes import format_shape, merge_shape, prod
-from ..generators import generator
+from .. import engine
+from ..generators import generator, random_state
 
 __all__ = ['Operator', 'Param', 'register', 'get', 'list_operators', 'OpEnv',
            'Params']
@@ -206,7 +207,7 @@ class OpEnv:
     (``Operator.inplace`` and ``Operator.backward_inplace``), so an operator that offers
     it must compute correctly when ``out[j]`` *is* that input.
     """
-    __slots__ = ('xp', 'ctx', 'is_train', 'wants', 'out', 'grad_out')
+    __slots__ = ('xp', 'ctx', 'is_train', 'wants', 'out', 'grad_out', 'drew_random')
 
     def __init__(self, ctx, is_train=False, wants=None):
         self.ctx = ctx
@@ -215,6 +216,7 @@ class OpEnv:
         self.wants = wants
         self.out = None
         self.grad_out = None
+        self.drew_random = False
 
     def target(self, j):
         """The planned array for output ``j`` of forward, or None."""
@@ -246,7 +248,21 @@ class OpEnv:
 
     @property
     def rng(self):
+        """The device's random generator.  As in MXNet, every sampling operator shares it: after
+        one failed (a negative scale), every later draw on the device fails with the same error,
+        unrun, until a wait raises it (reflib/engine.py)."""
+        if engine.pending():
+            failed = engine.failure_of([random_state(self.ctx)])
+            if failed is not None:
+                raise failed
+        self.drew_random = True
         return generator(self.ctx)
+
+    def fail_random_state(self, error):
+        """A call that drew from the generator failed with ``error``: so does the device's
+        random state, as MXNet's engine marks the random resource the operator wrote."""
+        if self.drew_random:
+            engine.fail([random_state(self.ctx)], error)
 
 
 class Operator:

@@ -165,13 +165,14 @@ class _Random(Operator):
         return [], [_out_dtype(p)], aux_types
 
     def forward(self, p, env, inputs, aux):
+        rng = env.rng       # first: the operator writes the device's random state even when it fails
         _check_numbers(self.name, self.dist, p)
         fn, names, _ = _DISTRIBUTIONS[self.dist]
         if env.target(0) is None and not (p.shape and all(d > 0 for d in p.shape)):
             raise ShapeError('%s: the output shape is unknown: give shape (got %s)'
                              % (self.name, shape_str(p.shape)))
         args = [getattr(p, n) for n in names]
-        return [_draw_into(env, p.shape, _out_dtype(p), lambda size: fn(env.xp, env.rng, size, *args))]
+        return [_draw_into(env, p.shape, _out_dtype(p), lambda size: fn(env.xp, rng, size, *args))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return []
@@ -213,12 +214,13 @@ class RandomRandint(_Random):
         return [], [_out_dtype(p, 'int32')], aux_types
 
     def forward(self, p, env, inputs, aux):
+        rng = env.rng       # (first, as above)
         if p.high <= p.low:
             raise ComputeError('%s: high (%d) must be above low (%d)' % (self.name, p.high, p.low))
         if env.target(0) is None and not (p.shape and all(d > 0 for d in p.shape)):
             raise ShapeError('%s: the output shape is unknown: give shape (got %s)' % (self.name, shape_str(p.shape)))
         dtype = _out_dtype(p, 'int32')
-        return [_draw_into(env, p.shape, dtype, lambda size: env.rng.integers(p.low, p.high, size=size))]
+        return [_draw_into(env, p.shape, dtype, lambda size: rng.integers(p.low, p.high, size=size))]
 
 
 class _RandomLike(Operator):
@@ -228,11 +230,12 @@ class _RandomLike(Operator):
     dist = None
 
     def forward(self, p, env, inputs, aux):
+        rng = env.rng       # (first, as above)
         _check_numbers(self.name, self.dist, p)
         fn, names, _ = _DISTRIBUTIONS[self.dist]
         data = inputs[0]
         args = [getattr(p, n) for n in names]
-        return [_draw_into(env, data.shape, data.dtype, lambda size: fn(env.xp, env.rng, size, *args))]
+        return [_draw_into(env, data.shape, data.dtype, lambda size: fn(env.xp, rng, size, *args))]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         return [env.xp.zeros_like(inputs[0])]
