@@ -38,6 +38,7 @@ from ..symbol import Symbol
 from ..symbol import naming
 from ..executor.cached_graph import CachedGraph
 from .summary import print_summary
+from .model_file import load_model, save_model
 from .utils import HookHandle
 from .parameter import DeferredInitializationError, GluonAssertionError, GluonValueError, Parameter, ParameterDict
 
@@ -334,6 +335,23 @@ class Block:
                                           % (key, filename, sorted(params)))
                 continue
             params[key]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+
+    def save(self, prefix):
+        """Save the network's structure, the graphs of its hybridized blocks and its parameters:
+        ``<prefix>-model.json`` and ``<prefix>-model.params``, as MXNet 1.9.1 writes them
+        (reflib/gluon/model_file.py).  ``load`` reads them into a network built the same way."""
+        save_model(self, prefix)
+
+    def load(self, prefix):
+        """Set this network up from ``save``'s files: it must be built by the same code, in
+        the same order, as the one saved.  Hybridized blocks get their saved graphs (ready to
+        run, not traced again), children the keys they were saved under, and the parameters
+        their values.
+
+        Raises:
+            MXNetError: when the file cannot be read or does not describe this network.
+        """
+        load_model(self, prefix)
 
     def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
         """Deprecated: load a parameter file; warns, then does what ``load_parameters`` does."""
