@@ -1,6 +1,7 @@
 """gluon.model_zoo (reflib/gluon/model_zoo/) against MXNet 1.9.1 (golden/model_zoo.json, from
 golden/gen_model_zoo.py): for ResNet v1/v2 (basic and bottleneck, thumbnail and ImageNet
-stems), AlexNet, VGG-11 with BatchNorm, SqueezeNet 1.1 and both MobileNets, on parameters set
+stems), AlexNet, VGG-11 with BatchNorm, SqueezeNet 1.1, both MobileNets, DenseNet-121 and
+Inception v3, on parameters set
 from a seeded numpy RandomState -- the parameter names and shapes, the output imperative and
 hybridized, and for some the output with BatchNorm on batch statistics and after an
 export()/SymbolBlock.imports round trip with the keys of the exported file; and for every
@@ -59,7 +60,7 @@ def test_golden_has_every_case():
 def test_the_package_exports_what_its_modules_declare():
     # (by import_module: the package's attribute 'alexnet' is the function, as in MXNet)
     modules = [importlib.import_module('reflib.gluon.model_zoo.vision.' + name)
-               for name in ['alexnet', 'mobilenet', 'resnet', 'squeezenet', 'vgg']]
+               for name in ['alexnet', 'densenet', 'inception', 'mobilenet', 'resnet', 'squeezenet', 'vgg']]
     assert sorted(vision.__all__) == sorted(sum((m.__all__ for m in modules), []) + ['get_model'])
     assert all(callable(getattr(vision, name)) for name in vision.__all__)
     assert mx.gluon.model_zoo.vision is vision
@@ -71,14 +72,15 @@ def test_get_model_takes_any_case_and_refuses_unknown_names_with_the_list():
         vision.get_model('resnet19_v1')
     for name in ['resnet19_v1', 'resnet18_v1', 'vgg16_bn']:
         assert name in str(err.value)
-    with pytest.raises(ValueError, match='not in reflib yet'):
-        vision.get_model('densenet121')
+    assert isinstance(vision.get_model('DenseNet121', classes=3), vision.DenseNet)
+    assert isinstance(vision.get_model('InceptionV3', classes=3), vision.Inception3)
 
 
 def test_default_prefixes_are_mxnets():
     patterns = {'resnet18_v1': r'resnetv1\d+_', 'resnet50_v2': r'resnetv2\d+_', 'vgg11': r'vgg\d+_',
                 'alexnet': r'alexnet\d+_', 'squeezenet1.0': r'squeezenet\d+_',
-                'mobilenet0.5': r'mobilenet\d+_', 'mobilenetv2_0.5': r'mobilenetv2\d+_'}
+                'mobilenet0.5': r'mobilenet\d+_', 'mobilenetv2_0.5': r'mobilenetv2\d+_',
+                'densenet169': r'densenet\d+_', 'inceptionv3': r'inception3\d+_'}
     for name, pattern in patterns.items():
         assert re.fullmatch(pattern, vision.get_model(name).prefix), name
 
@@ -100,6 +102,10 @@ def test_pretrained_weights_missing_from_root_name_the_model_and_file(tmp_path):
         vision.mobilenet_v2_0_5(pretrained=True, root=str(tmp_path))
     with pytest.raises(DownloadError, match='vgg11_bn-ee79a809.params'):
         vision.vgg11_bn(pretrained=True, root=str(tmp_path))
+    with pytest.raises(DownloadError, match='densenet121-f27dbf2d.params'):
+        vision.densenet121(pretrained=True, root=str(tmp_path))
+    with pytest.raises(DownloadError, match='inceptionv3-ed47ec45.params'):
+        vision.inception_v3(pretrained=True, root=str(tmp_path))
     with pytest.raises(ValueError, match='not available'):
         model_store.get_model_file('resnet19_v1', root=str(tmp_path))
 

@@ -27,7 +27,8 @@ ALL_NAMES = ['resnet18_v1', 'resnet34_v1', 'resnet50_v1', 'resnet101_v1', 'resne
              'vgg11', 'vgg13', 'vgg16', 'vgg19', 'vgg11_bn', 'vgg13_bn', 'vgg16_bn', 'vgg19_bn',
              'alexnet', 'squeezenet1.0', 'squeezenet1.1',
              'mobilenet1.0', 'mobilenet0.75', 'mobilenet0.5', 'mobilenet0.25',
-             'mobilenetv2_1.0', 'mobilenetv2_0.75', 'mobilenetv2_0.5', 'mobilenetv2_0.25']
+             'mobilenetv2_1.0', 'mobilenetv2_0.75', 'mobilenetv2_0.5', 'mobilenetv2_0.25',
+             'densenet121', 'densenet161', 'densenet169', 'densenet201', 'inceptionv3']
 
 # case -> (get_model name, keyword arguments, input shape, also train mode and export?)
 # (Train mode needs a last stage of more than 1x1 pixels: BatchNorm over two values per channel
@@ -46,6 +47,9 @@ NETWORKS = {
     'squeezenet1.1': ('squeezenet1.1', dict(classes=10, prefix='squeezenet0_'), (1, 3, 224, 224), False),
     'mobilenet0.25': ('mobilenet0.25', dict(classes=10, prefix='mobilenet0_'), (1, 3, 32, 32), True),
     'mobilenetv2_0.25': ('mobilenetv2_0.25', dict(classes=10, prefix='mobilenetv20_'), (1, 3, 32, 32), True),
+    # the smallest inputs their fixed head poolings (7x7 and 8x8) accept: about 3 s each
+    'densenet121': ('densenet121', dict(classes=10, prefix='densenet0_'), (1, 3, 224, 224), False),
+    'inceptionv3': ('inceptionv3', dict(classes=10, prefix='inception30_'), (1, 3, 299, 299), False),
 }
 
 
