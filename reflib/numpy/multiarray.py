@@ -200,13 +200,6 @@ class ndarray(NDArray):
     def __neg__(self):
         return _np(NDArray.__neg__(self))
 
-    def __eq__(self, o): return self._compare(o, lambda xp, a, b: a == b, '==')
-    def __ne__(self, o): return self._compare(o, lambda xp, a, b: a != b, '!=')
-    def __gt__(self, o): return self._compare(o, lambda xp, a, b: a > b, '>')
-    def __ge__(self, o): return self._compare(o, lambda xp, a, b: a >= b, '>=')
-    def __lt__(self, o): return self._compare(o, lambda xp, a, b: a < b, '<')
-    def __le__(self, o): return self._compare(o, lambda xp, a, b: a <= b, '<=')
-    __hash__ = NDArray.__hash__
 
     copy = _converting(NDArray.copy)
     astype = _converting(NDArray.astype)

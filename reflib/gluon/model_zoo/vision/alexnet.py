@@ -10,6 +10,7 @@ from ... import nn
 from ...block import HybridBlock
 from .... import base
 from ....context import cpu
+from ..model_store import get_model_file
 
 __all__ = ['AlexNet', 'alexnet']
 
@@ -45,6 +46,5 @@ def alexnet(pretrained=False, ctx=cpu(), root=os.path.join(base.data_dir(), 'mod
     ``root`` onto ``ctx`` (the file must already be there: see model_store.get_model_file)."""
     net = AlexNet(**kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('alexnet', root=root), ctx=ctx)
     return net

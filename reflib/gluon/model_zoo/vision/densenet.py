@@ -20,6 +20,7 @@ from ...contrib.nn import HybridConcurrent, Identity
 from ...block import HybridBlock
 from .... import base
 from ....context import cpu
+from ..model_store import get_model_file
 
 __all__ = ['DenseNet', 'densenet121', 'densenet161', 'densenet169', 'densenet201']
 
@@ -102,7 +103,6 @@ def get_densenet(num_layers, pretrained=False, ctx=cpu(), root=os.path.join(base
     num_init_features, growth_rate, block_config = densenet_spec[num_layers]
     net = DenseNet(num_init_features, growth_rate, block_config, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('densenet%d' % num_layers, root=root), ctx=ctx)
     return net
 

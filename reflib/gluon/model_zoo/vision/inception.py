@@ -20,6 +20,7 @@ from ...contrib.nn import HybridConcurrent
 from ...block import HybridBlock
 from .... import base
 from ....context import cpu
+from ..model_store import get_model_file
 
 __all__ = ['Inception3', 'inception_v3']
 
@@ -140,6 +141,5 @@ def inception_v3(pretrained=False, ctx=cpu(), root=os.path.join(base.data_dir(),
     model_store.get_model_file).  The pretrained network expects 299x299 inputs."""
     net = Inception3(**kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('inceptionv3', root=root), ctx=ctx)
     return net

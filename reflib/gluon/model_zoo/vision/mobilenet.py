@@ -14,6 +14,7 @@ from ... import nn
 from ...block import HybridBlock
 from .... import base
 from ....context import cpu
+from ..model_store import get_model_file
 
 __all__ = ['MobileNet', 'MobileNetV2', 'mobilenet1_0', 'mobilenet_v2_1_0', 'mobilenet0_75',
            'mobilenet_v2_0_75', 'mobilenet0_5', 'mobilenet_v2_0_5', 'mobilenet0_25', 'mobilenet_v2_0_25',
@@ -127,7 +128,6 @@ def get_mobilenet(multiplier, pretrained=False, ctx=cpu(), root=os.path.join(bas
     loads 'mobilenet<multiplier>' from ``root`` onto ``ctx`` (the file must already be there)."""
     net = MobileNet(multiplier, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('mobilenet%s' % _suffix(multiplier), root=root), ctx=ctx)
     return net
 
@@ -139,7 +139,6 @@ def get_mobilenet_v2(multiplier, pretrained=False, ctx=cpu(), root=os.path.join(
     already be there)."""
     net = MobileNetV2(multiplier, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('mobilenetv2_%s' % _suffix(multiplier), root=root), ctx=ctx)
     return net
 

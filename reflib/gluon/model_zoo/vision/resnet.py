@@ -20,6 +20,7 @@ from ... import nn
 from ...block import HybridBlock
 from .... import base
 from ....context import cpu
+from ..model_store import get_model_file
 
 __all__ = ['ResNetV1', 'ResNetV2', 'BasicBlockV1', 'BasicBlockV2', 'BottleneckV1', 'BottleneckV2',
            'resnet18_v1', 'resnet34_v1', 'resnet50_v1', 'resnet101_v1', 'resnet152_v1',
@@ -245,7 +246,6 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=os.path.jo
     kind, layers, channels = _SPEC[num_layers]
     net = _NETS[version](_BLOCKS[version][kind], layers, channels, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('resnet%d_v%d' % (num_layers, version), root=root), ctx=ctx)
     return net
 

@@ -15,6 +15,7 @@ from ...contrib.nn import HybridConcurrent
 from ...block import HybridBlock
 from .... import base
 from ....context import cpu
+from ..model_store import get_model_file
 
 __all__ = ['SqueezeNet', 'squeezenet1_0', 'squeezenet1_1', 'get_squeezenet']
 
@@ -78,7 +79,6 @@ def get_squeezenet(version, pretrained=False, ctx=cpu(), root=os.path.join(base.
     already be there: see model_store.get_model_file)."""
     net = SqueezeNet(version, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file('squeezenet%s' % version, root=root), ctx=ctx)
     return net
 

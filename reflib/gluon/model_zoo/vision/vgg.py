@@ -15,6 +15,7 @@ from ...block import HybridBlock
 from .... import base
 from ....context import cpu
 from ....initializer import Xavier
+from ..model_store import get_model_file
 
 __all__ = ['VGG', 'vgg11', 'vgg13', 'vgg16', 'vgg19', 'vgg11_bn', 'vgg13_bn', 'vgg16_bn', 'vgg19_bn',
            'get_vgg']
@@ -64,7 +65,6 @@ def get_vgg(num_layers, pretrained=False, ctx=cpu(), root=os.path.join(base.data
     layers, filters = _SPEC[num_layers]
     net = VGG(layers, filters, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
         name = 'vgg%d%s' % (num_layers, '_bn' if kwargs.get('batch_norm') else '')
         net.load_parameters(get_model_file(name, root=root), ctx=ctx)
     return net
