@@ -20,6 +20,7 @@ from reflib.test_utils import check_op_gradient
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'golden'))
 import gluon_contrib_cases  # noqa: E402
+from golden_diff import differences  # noqa: E402
 
 with open(os.path.join(HERE, 'golden', 'gluon_contrib.json')) as _f:
     GOLDEN = json.load(_f)
@@ -38,25 +39,7 @@ KNOWN = {
 
 
 def _diff(got, want, where):
-    """Where ``got`` differs from MXNet's ``want`` (numbers to float32 rounding).  An error
-    record matches when reflib's error is of every builtin kind MXNet's is (reflib's errors
-    are also ValueErrors or TypeErrors where MXNet raises a bare MXNetError)."""
-    if isinstance(want, dict):
-        if set(want) == {'error'} and isinstance(got, dict) and set(got) == {'error'}:
-            same = set(want['error']) <= set(got['error'])
-            return [] if same else ['%s: %r, MXNet %r' % (where, got, want)]
-        if not isinstance(got, dict) or sorted(got) != sorted(want):
-            keys = sorted(got) if isinstance(got, dict) else got
-            return ['%s: keys %s, MXNet %s' % (where, keys, sorted(want))]
-        return [d for k in sorted(want) for d in _diff(got[k], want[k], '%s.%s' % (where, k))]
-    if isinstance(want, list):
-        if not isinstance(got, (list, tuple)) or len(got) != len(want):
-            return ['%s: %r, MXNet %r' % (where, got, want)]
-        return [d for i, (g, w) in enumerate(zip(got, want)) for d in _diff(g, w, '%s[%d]' % (where, i))]
-    if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
-        close = np.isclose(got, want, rtol=1e-5, atol=2e-5)
-        return [] if close else ['%s: %r, MXNet %r' % (where, got, want)]
-    return [] if got == want else ['%s: %r, MXNet %r' % (where, got, want)]
+    return differences(got, want, where, error_kinds_may_add=True)
 
 
 def _runs(case):

@@ -19,6 +19,7 @@ from reflib.gluon import nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'golden'))
 import nn_layers_cases  # noqa: E402
+from golden_diff import differences  # noqa: E402
 
 with open(os.path.join(HERE, 'golden', 'nn_layers.json')) as _f:
     GOLDEN = nn_layers_cases.expand(json.load(_f))
@@ -43,18 +44,7 @@ BROKEN = {}
 
 
 def _diff(got, want, where):
-    """The places where ``got`` differs from MXNet's ``want`` (numbers to float32 rounding)."""
-    if isinstance(want, dict):
-        if not isinstance(got, dict) or sorted(got) != sorted(want):
-            return ['%s: keys %s, MXNet %s' % (where, sorted(got) if isinstance(got, dict) else got, sorted(want))]
-        return [d for k in sorted(want) for d in _diff(got[k], want[k], '%s.%s' % (where, k))]
-    if isinstance(want, list):
-        if not isinstance(got, (list, tuple)) or len(got) != len(want):
-            return ['%s: %r, MXNet %r' % (where, got, want)]
-        return [d for i, (g, w) in enumerate(zip(got, want)) for d in _diff(g, w, '%s[%d]' % (where, i))]
-    if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
-        return [] if np.isclose(got, want, rtol=1e-5, atol=2e-5) else ['%s: %r, MXNet %r' % (where, got, want)]
-    return [] if got == want else ['%s: %r, MXNet %r' % (where, got, want)]
+    return differences(got, want, where)
 
 
 def _runs(case):
