@@ -84,7 +84,7 @@ class Context:
         return hash((self.device_type, self.device_id))
 
     def __eq__(self, other):
-        return (isinstance(other, Context) and self.device_type == other.device_type
+        return self is other or (isinstance(other, Context) and self.device_type == other.device_type
                 and self.device_id == other.device_id)
 
     def __ne__(self, other):

@@ -5,7 +5,8 @@ explain: for each *signature* of a call -- the context, the data inputs' shapes 
 and which inputs want a gradient -- it binds the Symbol once (``Symbol.bind``: shape and
 type inference, the memory plan), with
 
-* the data inputs as arrays of the executor's own, filled at each call;
+* the data inputs by reference too, each call's arrays swapped in (MXNet's CachedOp reads
+  its inputs where they are: no copy of the batch);
 * the parameters' arrays *by reference*, so an optimizer's update (or ``set_data``) is seen
   by the next call without copying, and BatchNorm's running statistics are updated in
   the parameters themselves;
@@ -193,27 +194,32 @@ class CachedGraph:
         ctx = current_context()
         args = [data[i] if is_data else i.data(ctx) for is_data, i in self._args]
         aux = [data[i] if is_data else i.data(ctx) for is_data, i in self._aux]
+        # (list comprehensions, not generators: this runs twice per training step)
         if tape.is_recording():
             sources = tape.sources_of(args)
-            wants = tuple(s is not None for s in sources)
+            wants = tuple([s is not None for s in sources])
             # the .grad arrays that may serve as gradient arrays: a signature of their own
-            writes = tuple(id(s.grad) if _writes_in_place(s, a) else None for s, a in zip(sources, args))
+            writes = tuple([id(s.grad) if _writes_in_place(s, a) else None for s, a in zip(sources, args)])
         else:
             sources, wants, writes = None, (False,) * len(args), None
         # (a sparse input's _data holds its stored values only: its shape and storage are asked for)
-        stypes = tuple(a.stype for a in data)
-        dense = all(st == 'default' for st in stypes)
-        shapes = tuple(a._data.shape for a in data) if dense else tuple(a.shape for a in data)
-        signature = (ctx, shapes, tuple(a._data.dtype for a in data), wants, writes, stypes)
+        stypes = tuple([a.stype for a in data])
+        dense = stypes.count('default') == len(stypes)
+        shapes = tuple([a._data.shape for a in data] if dense else [a.shape for a in data])
+        signature = (ctx, shapes, tuple([a._data.dtype for a in data]), wants, writes, stypes)
         runner = self._runner(signature, args, aux, ctx, sources)     # now this call's alone
         recorded = False
         try:
             exe = runner.executor
             with ctx.device_scope():
                 for k, i in self._data_args:
-                    # (raw: a copy into the executor's own input, allowed while recording)
-                    if dense:
-                        exe.arg_arrays[k]._data[...] = data[i]._data
+                    raw = data[i]._data
+                    if dense and raw.flags.c_contiguous:
+                        # by reference, as MXNet's CachedOp reads its inputs: no copy of the
+                        # batch (the plan never writes into an argument's array)
+                        exe.arg_arrays[k]._data = raw
+                    elif dense:
+                        exe.arg_arrays[k]._data = raw.copy()
                     else:
                         data[i].copyto(exe.arg_arrays[k])
                 if self._hook is not None:
@@ -236,8 +242,8 @@ class CachedGraph:
         """A free executor for ``signature``, marked busy: two threads (a DataLoader's workers
         running a hybridized transform) never share one."""
         # auxiliary states are bound by reference, whoever passes them (mx.nd.CachedOp's caller)
-        params = (tuple(id(a) for (is_data, _), a in zip(self._args, args) if not is_data)
-                  + tuple(id(a) for a in aux))
+        params = tuple([id(a) for (is_data, _), a in zip(self._args, args) if not is_data]
+                       + [id(a) for a in aux])
         with self._lock:
             bound, runners = self._pools.get(signature, (None, []))
             if bound != params:            # a parameter was re-created (cast, reset_ctx): bind afresh

@@ -609,10 +609,13 @@ class Executor:
             if not step.needs_grad:
                 continue
             loss = step.is_loss
-            if not loss and not any(s in grads for s in step.visible) and not (
-                    sparse and any(s in sparse for s in step.visible)):
+            if not loss and not any(map(grads.__contains__, step.visible)) and not (
+                    sparse and any(map(sparse.__contains__, step.visible))):
                 continue
-            ogs = [head_of(s) for s in step.out_slots]
+            if later or sparse:
+                ogs = [head_of(s) for s in step.out_slots]
+            else:                   # (the common case: every head gradient arrived whole)
+                ogs = [grads.pop(s, None) for s in step.out_slots]
             if not loss:
                 for k, s in enumerate(step.visible):
                     if ogs[k] is None:       # an output nobody used: its gradient is zero

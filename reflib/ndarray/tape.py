@@ -289,6 +289,8 @@ def _total(found):
     """The sum of the gradients one value received, in the forward order of their calls."""
     if not found:
         return None
+    if len(found) == 1:             # (the common case: one reader)
+        return found[0][1]
     found.sort(key=lambda item: item[0])
     total = found[0][1]
     for _, raw in found[1:]:
@@ -300,7 +302,7 @@ def _run_backward(node, rank, parts, reached, train_mode):
     keys = [(id(node), j) for j in range(len(node.outs))]
     # a loss head makes its own head gradient (per node where the parameters decide: a custom op)
     loss = node.op.loss_head(node.p) if hasattr(node.op, 'loss_head') else node.op.is_loss
-    if not loss and all(k not in parts for k in keys[:node.visible]):
+    if not loss and not any(map(parts.__contains__, keys[:node.visible])):
         return                     # nothing flows back through this call
     xp = node.ctx.xp
     with node.ctx.device_scope():

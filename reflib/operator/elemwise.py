@@ -221,14 +221,25 @@ class _Scalar(Operator):
     hint = None
 
 
-def _scalar_op(name, hint, fwd, grad, aliases=()):
-    """Register a scalar operator from its forward and its d(out)/d(in)."""
-    cls = type(name, (_Scalar,), {
-        'name': name, 'aliases': aliases, 'hint': hint,
-        'forward': lambda self, p, env, inputs, aux: [fwd(inputs[0], p.scalar, env.xp)],
-        'backward': lambda self, p, env, out_grads, inputs, outputs, aux:
-            [out_grads[0] * grad(inputs[0], p.scalar, outputs[0], env.xp)],
-    })
+def _scalar_op(name, hint, fwd, grad, aliases=(), ufunc=None):
+    """Register a scalar operator from its forward and its d(out)/d(in).  ``ufunc`` (the
+    name of the ``xp`` ufunc that ``fwd`` is, for an operator whose result keeps the input's
+    dtype) lets forward and backward compute straight into the executor's planned arrays."""
+    def forward(self, p, env, inputs, aux):
+        x, target = inputs[0], env.target(0) if ufunc else None
+        if target is None:
+            return [fwd(x, p.scalar, env.xp)]
+        return [getattr(env.xp, ufunc)(x, _cast(p.scalar, x), out=target)]
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        d = grad(inputs[0], p.scalar, outputs[0], env.xp)
+        target = env.grad_target(0) if ufunc else None
+        if target is None:
+            return [out_grads[0] * d]
+        return [env.xp.multiply(out_grads[0], d, out=target)]
+
+    cls = type(name, (_Scalar,), {'name': name, 'aliases': aliases, 'hint': hint,
+                                  'forward': forward, 'backward': backward})
     register(cls)
     return cls
 
@@ -242,13 +253,13 @@ def _cast(x, like):
 
 
 _scalar_op('_plus_scalar', '_plusscalar', lambda x, s, xp: x + _cast(s, x),
-           lambda x, s, y, xp: 1, aliases=('_PlusScalar',))
+           lambda x, s, y, xp: 1, aliases=('_PlusScalar',), ufunc='add')
 _scalar_op('_minus_scalar', '_minusscalar', lambda x, s, xp: x - _cast(s, x),
-           lambda x, s, y, xp: 1, aliases=('_MinusScalar',))
+           lambda x, s, y, xp: 1, aliases=('_MinusScalar',), ufunc='subtract')
 _scalar_op('_rminus_scalar', '_rminusscalar', lambda x, s, xp: _cast(s, x) - x,
            lambda x, s, y, xp: -1, aliases=('_RMinusScalar',))
 _scalar_op('_mul_scalar', '_mulscalar', lambda x, s, xp: x * _cast(s, x),
-           lambda x, s, y, xp: _cast(s, x), aliases=('_MulScalar',))
+           lambda x, s, y, xp: _cast(s, x), aliases=('_MulScalar',), ufunc='multiply')
 _scalar_op('_div_scalar', '_divscalar', lambda x, s, xp: x / _cast(s, x),
            lambda x, s, y, xp: 1 / _cast(s, x), aliases=('_DivScalar',))
 _scalar_op('_rdiv_scalar', '_rdivscalar', lambda x, s, xp: _cast(s, x) / x,

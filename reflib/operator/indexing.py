@@ -186,26 +186,35 @@ class Pick(Operator):
             pos = xp.minimum(xp.maximum(pos, 0, out=pos), size - 1, out=pos)
         else:
             pos = pos % size
-        index = []
-        for d, n in enumerate(data.shape):
-            if d == axis:
-                index.append(pos)
-                continue
-            shape = [1] * len(reduced)
-            shape[d if d < axis else d - 1] = n
-            index.append(xp.arange(n).reshape(shape))
-        return axis, tuple(index)
+        # the aranges depend on the shape alone: made once per shape and device (Params.memo)
+        key = ('pick_rows', xp.__name__, getattr(data, 'device', None), data.shape, axis)
+        rows = p.memo.get(key)
+        if rows is None:
+            rows = []
+            for d, n in enumerate(data.shape):
+                if d != axis:
+                    shape = [1] * len(reduced)
+                    shape[d if d < axis else d - 1] = n
+                    rows.append(xp.arange(n).reshape(shape))
+            rows = p.memo[key] = tuple(rows)
+        return axis, rows[:axis] + (pos,) + rows[axis:]
 
     def forward(self, p, env, inputs, aux):
         data, idx = inputs
         axis, index = self._positions(p, env.xp, data, idx)
         picked = data[index]
-        return [env.xp.expand_dims(picked, axis) if p.keepdims else picked]
+        if p.keepdims:          # (a reshape: expand_dims costs more than the pick on a loss's scores)
+            picked = picked.reshape(data.shape[:axis] + (1,) + data.shape[axis + 1:])
+        return [picked]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, (data, idx) = env.xp, inputs
         axis, index = self._positions(p, xp, data, idx)
-        grad = xp.zeros_like(data)
+        grad = env.grad_target(0)
+        if grad is None:
+            grad = xp.zeros_like(data)
+        else:                           # the planned gradient array: zeroed, then scattered into
+            grad.fill(0)
         # every other position picks one entry, so no entry is written twice
         grad[index] = out_grads[0].reshape(index[axis].shape)
         return [grad, None]

@@ -34,6 +34,14 @@ class _Reduce(Operator):
     axis_param = 'axis'
 
     def _axes(self, p, ndim):
+        # derived once per ndim (Params.memo): a loss's mean asks three times per step
+        key = ('reduce_axes', ndim)
+        axes = p.memo.get(key)
+        if axes is None:
+            axes = p.memo[key] = self._parse_axes(p, ndim)
+        return axes
+
+    def _parse_axes(self, p, ndim):
         given = getattr(p, self.axis_param)
         if not given:
             return tuple(range(ndim))
@@ -50,6 +58,13 @@ class _Reduce(Operator):
         return tuple(sorted(axes))
 
     def _out_shape(self, p, shape):
+        key = ('reduce_out', tuple(shape))
+        out = p.memo.get(key)
+        if out is None:
+            out = p.memo[key] = self._find_out_shape(p, shape)
+        return out
+
+    def _find_out_shape(self, p, shape):
         axes = self._axes(p, len(shape))
         if p.keepdims:
             return tuple(1 if i in axes else d for i, d in enumerate(shape))
@@ -66,16 +81,32 @@ class _Reduce(Operator):
         """The reduction over ``axes`` with keepdims=True."""
         raise NotImplementedError
 
+    # whether _reduce takes ``out=`` (sum, mean): then a float reduction is computed in
+    # the planned output itself, not copied there
+    reduces_into = False
+
     def forward(self, p, env, inputs, aux):
         x = inputs[0]
         axes = self._axes(p, x.ndim)
+        target = env.target(0) if self.reduces_into and axes else None
+        if target is not None and x.dtype.kind == 'f' and target.dtype == x.dtype:
+            self._reduce(env.xp, x, axes, out=target.reshape(self._kept_shape(p, x.shape)))
+            return [target]
         y = self._reduce(env.xp, x, axes) if axes else fresh_copy(env.xp, x)
         return [y.reshape(self._out_shape(p, x.shape))]
 
+    def _kept_shape(self, p, shape):
+        """``shape`` with the reduced axes kept as 1."""
+        key = ('reduce_kept', shape)
+        kept = p.memo.get(key)
+        if kept is None:
+            axes = self._axes(p, len(shape))
+            kept = p.memo[key] = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        return kept
+
     def _kept(self, p, a, x):
         """``a`` (output-shaped) reshaped to keepdims form, so it broadcasts against ``x``."""
-        axes = self._axes(p, x.ndim)
-        return a.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+        return a.reshape(self._kept_shape(p, x.shape))
 
 
 @register
@@ -83,11 +114,16 @@ class Sum(_Reduce):
     name = 'sum'
     aliases = ('sum_axis',)
 
-    def _reduce(self, xp, x, axes):
-        return x.sum(axis=axes, keepdims=True)
+    reduces_into = True
+
+    def _reduce(self, xp, x, axes, out=None):
+        return x.sum(axis=axes, keepdims=True, out=out)
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        x = inputs[0]
+        x, target = inputs[0], env.grad_target(0)
+        if target is not None:          # broadcast straight into the planned gradient array
+            target[...] = self._kept(p, out_grads[0], x)
+            return [target]
         return [expand_to(env.xp, self._kept(p, out_grads[0], x), x)]
 
 
@@ -95,12 +131,19 @@ class Sum(_Reduce):
 class Mean(_Reduce):
     name = 'mean'
 
-    def _reduce(self, xp, x, axes):
-        return x.sum(axis=axes, keepdims=True) / _prod(x.shape[a] for a in axes)
+    reduces_into = True
+
+    def _reduce(self, xp, x, axes, out=None):
+        total = x.sum(axis=axes, keepdims=True, out=out)
+        count = _prod(x.shape[a] for a in axes)
+        return total / count if out is None else xp.divide(total, count, out=total)
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
-        x = inputs[0]
+        x, target = inputs[0], env.grad_target(0)
         count = _prod(x.shape[a] for a in self._axes(p, x.ndim))
+        if target is not None and target.dtype.kind == 'f':
+            # broadcast straight into the planned gradient array
+            return [env.xp.divide(self._kept(p, out_grads[0], x), count, out=target)]
         return [expand_to(env.xp, self._kept(p, out_grads[0], x) / count, x)]
 
 

@@ -174,10 +174,16 @@ def _literal(text):
 
 
 class Params:
-    """Parsed parameters of one node, readable as attributes (``p.num_hidden``)."""
+    """Parsed parameters of one node, readable as attributes (``p.num_hidden``).
+
+    ``memo`` keeps what an operator derives from them (a reduction's axes for an ndim), so
+    a graph run many times derives it once; it is not a parameter: equality and the repr
+    ignore it."""
+    __slots__ = ('__dict__', 'memo')
 
     def __init__(self, values):
         self.__dict__.update(values)
+        self.memo = {}
 
     def __repr__(self):
         return 'Params(%s)' % ', '.join('%s=%r' % kv for kv in sorted(self.__dict__.items()))

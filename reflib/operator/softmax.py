@@ -150,16 +150,20 @@ class LogSoftmax(_SoftmaxBase):
         axis = self._axis(p, x.ndim)
         # (x / 1 is x to the bit: a loss's log_softmax skips the division)
         z = x if p.temperature in (None, 1.0) else x / self._temperature(p, x)
-        shifted = z - z.max(axis=axis, keepdims=True)
+        # computed in the planned output where its dtype is the input's (a loss's log_softmax
+        # then costs no copy into it)
+        target = env.target(0) if p.dtype is None else None
+        shifted = xp.subtract(z, z.max(axis=axis, keepdims=True), out=target)
         # shifted - log(sum(exp(shifted))), the difference written over shifted
         y = xp.subtract(shifted, xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True)), out=shifted)
-        return [y.astype(self._out_dtype(p, x), copy=False)]
+        return [y if p.dtype is None else y.astype(self._out_dtype(p, x), copy=False)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, x, y, g = env.xp, inputs[0], outputs[0], out_grads[0]
         axis = self._axis(p, x.ndim)
-        dx = xp.exp(y)
+        target = env.grad_target(0) if y.dtype == x.dtype else None
+        dx = xp.exp(y, out=target)
         dx = xp.subtract(g, xp.multiply(dx, g.sum(axis=axis, keepdims=True), out=dx), out=dx)
         if p.temperature not in (None, 1.0):
-            dx = dx / self._temperature(p, y)
+            dx = xp.divide(dx, self._temperature(p, y), out=dx)
         return [dx.astype(x.dtype, copy=False)]
