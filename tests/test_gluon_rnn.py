@@ -216,11 +216,43 @@ def test_errors_name_the_culprit():
         rnn.BidirectionalCell(rnn.GRUCell(3), rnn.GRUCell(3))(mx.nd.ones((2, 5)), [])
 
 
-def test_projection_is_refused_by_the_operator_with_a_reason():
-    layer = mx.gluon.rnn.LSTM(4, projection_size=2, input_size=3)
+@pytest.mark.parametrize('bidirectional', [False, True])
+def test_projection_trains_as_the_stack_of_lstmp_cells(bidirectional):
+    """The fused LSTM with projection_size (MXNet 1.9.1 trains it only with cuDNN, so there
+    is no CPU golden for training) against gluon.contrib's LSTMPCells on the same weights,
+    differentiated operator by operator: outputs, final states and every gradient."""
+    kwargs = dict(num_layers=2, layout='TNC', bidirectional=bidirectional, projection_size=2, prefix='p_')
+    layer = mx.gluon.rnn.LSTM(3, input_size=4, **kwargs)
+    stack = mx.gluon.rnn.HybridSequentialRNNCell(prefix='p_')
+    with stack.name_scope():
+        for i in range(2):
+            cell = mx.gluon.contrib.rnn.LSTMPCell(3, 2, prefix='l%d_' % i)
+            if bidirectional:
+                cell = mx.gluon.rnn.BidirectionalCell(
+                    cell, mx.gluon.contrib.rnn.LSTMPCell(3, 2, prefix='r%d_' % i))
+            stack.add(cell)
     layer.initialize()
-    with pytest.raises(MXNetError, match='projection_size'):
-        layer(mx.nd.ones((2, 1, 3)))
+    stack.initialize()
+    stack.unroll(1, mx.nd.ones((1, 2, 4)), layout='TNC')        # (the cells' deferred shapes)
+    cases._fill(mx, layer, 3)
+    mine, theirs = layer.collect_params(), stack.collect_params()
+    assert sorted(mine.keys()) == sorted(theirs.keys())
+    for name in mine.keys():
+        theirs[name].set_data(mine[name].data())
+    rs = np.random.RandomState(4)
+    x = mx.nd.array(rs.uniform(-1, 1, (3, 2, 4)))
+    head = mx.nd.array(rs.uniform(-1, 1, (3, 2, 2 * (1 + bidirectional))))
+    with mx.autograd.record():
+        out, (h, c) = layer(x, layer.begin_state(2))
+        (out * head).sum().backward()
+    with mx.autograd.record():
+        cell_out, cell_states = stack.unroll(3, x, layout='TNC', merge_outputs=True)
+        (cell_out * head).sum().backward()
+    _close(out.asnumpy(), cell_out.asnumpy(), 'output')
+    _close(h.asnumpy(), np.stack([s.asnumpy() for s in cell_states[0::2]]), 'h')
+    _close(c.asnumpy(), np.stack([s.asnumpy() for s in cell_states[1::2]]), 'c')
+    for name in mine.keys():
+        _close(mine[name].grad().asnumpy(), theirs[name].grad().asnumpy(), name)
 
 
 def test_parameters_saved_by_the_layer_load_into_its_cells(tmp_path):

@@ -34,13 +34,14 @@ GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 MODES = ['rnn_tanh', 'rnn_relu', 'lstm', 'gru']
 
 
-def rnn_inputs(mode, layers=1, bidirectional=False, steps=3, batch=2, features=3, hidden=2, seed=0):
+def rnn_inputs(mode, layers=1, bidirectional=False, steps=3, batch=2, features=3, hidden=2, seed=0,
+               projection=None):
     """float64 data, parameters and states of one RNN call, weights small enough not to saturate."""
     rng = np.random.default_rng(seed)
     d = 2 if bidirectional else 1
-    size = param_blocks(mode, layers, d, features, hidden)[1]
+    size = param_blocks(mode, layers, d, features, hidden, projection)[1]
     xs = [rng.uniform(-1, 1, (steps, batch, features)), rng.uniform(-0.6, 0.6, (size,)),
-          rng.uniform(-0.5, 0.5, (layers * d, batch, hidden))]
+          rng.uniform(-0.5, 0.5, (layers * d, batch, projection or hidden))]
     if mode == 'lstm':
         xs.append(rng.uniform(-0.5, 0.5, (layers * d, batch, hidden)))
     return xs
@@ -97,6 +98,21 @@ def test_gradients_with_clipped_cell_states():
     cells = np.abs(outs[2])
     assert (np.isclose(cells, 0.1) | np.isclose(cells, 0.12)).any()      # some states are clipped
     check_op_gradient('RNN', xs, params, rtol=1e-5, atol=1e-7)
+
+
+def test_gradients_with_an_lstm_projection():
+    # MXNet 1.9.1 trains the projection only with cuDNN; these are its gradients by finite
+    # differences, through two bidirectional layers whose upper one reads the projected states
+    xs = rnn_inputs('lstm', layers=2, bidirectional=True, hidden=3, seed=6, projection=2)
+    check_op_gradient('RNN', xs, rnn_params('lstm', 2, True, hidden=3, projection_size=2, state_outputs=True),
+                      rtol=1e-5, atol=1e-7)
+
+
+def test_gradients_with_an_lstm_projection_and_sequence_lengths():
+    xs = rnn_inputs('lstm', layers=1, bidirectional=True, batch=3, hidden=3, seed=7, projection=2)
+    xs.append(np.array([3.0, 1.0, 2.0]))
+    params = rnn_params('lstm', 1, True, hidden=3, projection_size=2, state_outputs=True, use_sequence_length=True)
+    check_op_gradient('RNN', xs, params, grad_inputs=range(len(xs) - 1), rtol=1e-5, atol=1e-7)
 
 
 def test_gradients_with_dropout_between_layers():
@@ -239,8 +255,8 @@ def test_bad_input_is_refused_with_a_clear_message():
         infer_shapes('RNN', params, [(3, 2, 3), (50,), None, None])
     with pytest.raises(ParamError, match='lstm_state_clip_min and lstm_state_clip_max go together'):
         _forward(dict(params, lstm_state_clip_min=-1.0), xs)
-    with pytest.raises(ParamError, match='projection_size is not supported'):
-        _forward(dict(params, projection_size=1), xs)
+    with pytest.raises(ParamError, match="projection_size=1 is for mode='lstm' only, got mode='gru'"):
+        _forward(dict(rnn_params('gru'), projection_size=1), [x.astype(np.float32) for x in rnn_inputs('gru')])
     with pytest.raises(ShapeError, match=r"'sequence_length' must hold whole numbers in \[1, 3\]"):
         _forward(dict(params, use_sequence_length=True), xs + [np.array([4.0, 1.0], np.float32)])
     with pytest.raises(ParamError, match="RNN: parameter 'mode'"):

@@ -11,7 +11,8 @@ the two directions side by side.  With ``state_outputs`` the final states follow
 layer direction by direction, the input-to-hidden matrix (G*H, C_l) then the
 hidden-to-hidden one (G*H, H); then every bias in the same order (i2h, h2h).  G is the
 number of gates (1, LSTM 4 in the order input, forget, cell, output; GRU 3 in the order
-reset, update, new) and C_l the layer's input size: C for the first layer, D*H above it.
+reset, update, new) and C_l the layer's input size: C for the first layer, D*H above it
+(D*P with a projection, below).
 
 Per step, with ``x`` the layer's input and ``h`` the previous hidden state::
 
@@ -34,8 +35,15 @@ refuses them): ``lstm_state_clip_min/max`` clip every new cell state (a clipped 
 passes no gradient back; with ``lstm_state_clip_nan`` a NaN becomes the lower bound, else
 it stays NaN); ``use_sequence_length`` reads one length per sample from ``sequence_length``,
 and past it the output is 0 and the states stop changing (the backward direction starts at
-the sample's last real step).  ``projection_size`` is only inferred: MXNet's CPU kernel has
-no LSTM projection, and reflib refuses to run it.
+the sample's last real step).
+
+``projection_size`` P (LSTM only) projects each new hidden state down, ``r = W_r h'`` (P, H),
+no bias: ``r`` is what the step outputs, what the next step's hidden side reads (W_h is then
+(4H, P)) and what the layer above reads; the state is (L*D, N, P), the cell state stays
+(L*D, N, H).  Each layer and direction's W_r follows its h2h weight in ``parameters``.
+MXNet 1.9.1 computes the projection forward on CPU but trains it only with cuDNN ("no
+training support for LSTM with projection on CPU"); reflib computes its backward too, as
+cuDNN defines it.
 
 Each step is one matrix product for all gates of the whole batch; the input side of every
 step is one product for the whole sequence before the loop.  What backward needs (every
@@ -51,33 +59,32 @@ from ..shapes import merge_shape
 GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 
 
-def param_blocks(mode, num_layers, directions, input_size, state_size):
+def param_blocks(mode, num_layers, directions, input_size, state_size, projection_size=None):
     """Where each weight and bias lives in the flat vector: ``(blocks, total size)``.
 
     ``blocks[l*D + d]`` is ``[i2h_weight, h2h_weight, i2h_bias, h2h_bias]`` of layer ``l``,
-    direction ``d``, each a ``(start, shape)``.
+    direction ``d``, each a ``(start, shape)``, and with a projection ``h2r_weight`` last.
     """
     rows, h = GATES[mode] * state_size, state_size
+    width = projection_size or h                # what a step outputs and the hidden side reads
     blocks, pos = [], 0
     for layer in range(num_layers):
-        cols = input_size if layer == 0 else directions * h
+        cols = input_size if layer == 0 else directions * width
         for _ in range(directions):
-            blocks.append([(pos, (rows, cols)), (pos + rows * cols, (rows, h))])
-            pos += rows * (cols + h)
+            blocks.append([(pos, (rows, cols)), (pos + rows * cols, (rows, width))])
+            pos += rows * (cols + width)
+            if projection_size:
+                blocks[-1].append((pos, (projection_size, h)))
+                pos += projection_size * h
     for block in blocks:
-        block += [(pos, (rows,)), (pos + rows, (rows,))]
+        block[2:2] = [(pos, (rows,)), (pos + rows, (rows,))]
         pos += 2 * rows
     return blocks, pos
 
 
 def param_size(mode, num_layers, directions, input_size, state_size, projection_size=None):
     """The length of the flat parameter vector (MXNet's formula, projection included)."""
-    if projection_size is None:
-        return param_blocks(mode, num_layers, directions, input_size, state_size)[1]
-    rows, p = GATES[mode] * state_size, projection_size
-    first = (input_size + p + 2) * rows
-    upper = (directions * p + p + 2) * rows
-    return directions * (first + (num_layers - 1) * upper + p * state_size * num_layers)
+    return param_blocks(mode, num_layers, directions, input_size, state_size, projection_size)[1]
 
 
 def _view(flat, block):
@@ -90,21 +97,25 @@ def _view(flat, block):
 
 class _Reserve:
     """The pieces of the ``reserve`` vector, as views, for one (T, N) and the node's params:
-    per layer its output ``y`` (T, N, D*H) and, below the top with dropout, its ``mask``; per
-    layer and direction the gate activations ``gates`` (T, N, G*H), for LSTM the cell states
-    ``c`` and for GRU the hidden side of the candidate ``hn`` (both (T, N, H))."""
+    per layer its output ``y`` (T, N, D*H, or D*P with a projection) and, below the top with
+    dropout, its ``mask``; per layer and direction the gate activations ``gates`` (T, N, G*H),
+    for LSTM the cell states ``c`` and for GRU the hidden side of the candidate ``hn`` (both
+    (T, N, H)), and with a projection the hidden states before it, ``h`` (T, N, H)."""
 
     def __init__(self, p, steps, batch, flat=None):
         D, H, G = 1 + p.bidirectional, p.state_size, GATES[p.mode]
+        width = p.projection_size or H
         specs = []
         for layer in range(p.num_layers):
-            specs.append(('y', layer, D * H))
+            specs.append(('y', layer, D * width))
             if p.p > 0 and layer < p.num_layers - 1:
-                specs.append(('mask', layer, D * H))
+                specs.append(('mask', layer, D * width))
             for d in range(D):
                 specs.append(('gates', layer * D + d, G * H))
                 if p.mode in ('lstm', 'gru'):
                     specs.append(('c' if p.mode == 'lstm' else 'hn', layer * D + d, H))
+                if p.projection_size:
+                    specs.append(('h', layer * D + d, H))
         self.size = sum(steps * batch * width for _, _, width in specs)
         self.parts = {}
         if flat is not None:
@@ -139,7 +150,7 @@ class RNN(Operator):
         'mode': Param('enum', choices=('gru', 'lstm', 'rnn_relu', 'rnn_tanh'), doc='the cell'),
         'p': Param('float', 0.0, doc='dropout between layers (training only)', low=0, high=1),
         'state_outputs': Param('bool', False, doc='also output the final states'),
-        'projection_size': Param('int_or_none', None, doc='LSTM projection (MXNet CPU has none)', low=1),
+        'projection_size': Param('int_or_none', None, doc='LSTM only: project each hidden state down to this size', low=1),
         'lstm_state_clip_min': Param('float_or_none', None, doc='lowest LSTM cell state'),
         'lstm_state_clip_max': Param('float_or_none', None, doc='highest LSTM cell state'),
         'lstm_state_clip_nan': Param('bool', False, doc='clipping also turns NaN cell states into a bound'),
@@ -208,9 +219,9 @@ class RNN(Operator):
 
     # ------------------------------------------------------------- checks
     def _check(self, p, inputs):
-        if p.projection_size is not None:
-            raise ParamError('RNN: projection_size is not supported: MXNet 1.9.1 has no LSTM projection on '
-                             'CPU (it refuses training and crashes in inference)')
+        if p.projection_size is not None and p.mode != 'lstm':
+            raise ParamError("RNN: projection_size=%d is for mode='lstm' only, got mode=%r"
+                             % (p.projection_size, p.mode))
         if (p.lstm_state_clip_min is None) != (p.lstm_state_clip_max is None):
             raise ParamError('RNN: lstm_state_clip_min and lstm_state_clip_max go together, got min=%r, max=%r'
                              % (p.lstm_state_clip_min, p.lstm_state_clip_max))
@@ -250,23 +261,24 @@ class RNN(Operator):
         xp, data, flat = env.xp, inputs[0], inputs[1]
         steps, batch, features = data.shape
         D, H, L = 1 + p.bidirectional, p.state_size, p.num_layers
-        blocks, _ = param_blocks(p.mode, L, D, features, H)
+        W = p.projection_size or H          # the width of a step's output and hidden state
+        blocks, _ = param_blocks(p.mode, L, D, features, H, p.projection_size)
         mask = self._step_mask(p, xp, inputs, steps, data.dtype)
         reserve_flat = env.target(len(self.outputs(p)) - 1)
         if reserve_flat is None:
             reserve_flat = xp.zeros((max(_Reserve(p, steps, batch).size, 1),), dtype=data.dtype)
         res = _Reserve(p, steps, batch, reserve_flat)
-        h_last = xp.empty((L * D, batch, H), dtype=data.dtype)
-        c_last = xp.empty_like(h_last) if p.mode == 'lstm' else None
+        h_last = xp.empty((L * D, batch, W), dtype=data.dtype)
+        c_last = xp.empty((L * D, batch, H), dtype=data.dtype) if p.mode == 'lstm' else None
         x = data
         for layer in range(L):
             y = res['y', layer]
             for d in range(D):
                 k = layer * D + d
-                wi, wh, bi, bh = (_view(flat, b) for b in blocks[k])
+                weights = [_view(flat, b) for b in blocks[k]]
                 c0 = inputs[3][k] if p.mode == 'lstm' else None
-                h_last[k], c_end = self._run(p, xp, x, (wi, wh, bi, bh), inputs[2][k], c0, d == 1, mask,
-                                             res, k, y[:, :, d * H:(d + 1) * H])
+                h_last[k], c_end = self._run(p, xp, x, weights, inputs[2][k], c0, d == 1, mask,
+                                             res, k, y[:, :, d * W:(d + 1) * W])
                 if c_last is not None:
                     c_last[k] = c_end
             x = y
@@ -292,7 +304,8 @@ class RNN(Operator):
         """One layer in one direction over the sequence ``x``; fills ``y`` (T, N, H) and the
         reserve's gates (and c or hn); returns the final ``(h, c)``.  Past a sample's length
         (``mask`` 0) the states stay as they are and the output is 0."""
-        wi, wh, bi, bh = weights
+        wi, wh, bi, bh = weights[:4]
+        whr = weights[4] if p.projection_size else None
         steps, batch = x.shape[:2]
         H, mode, clip = p.state_size, p.mode, self._clip(p)
         # the input side of every step at once: one product for the whole sequence
@@ -324,6 +337,9 @@ class RNN(Operator):
                     c_new = self._clip_cell(xp, c_new, clip)
                 res['c', k][t] = c_new
                 h_new = o * xp.tanh(c_new)
+                if whr is not None:         # the projection: what the step hands on
+                    res['h', k][t] = h_new
+                    h_new = h_new @ whr.T
             else:
                 xp.add(xw[t], hw, out=g)
                 if mode == 'rnn_tanh':
@@ -355,7 +371,8 @@ class RNN(Operator):
         xp, data, flat = env.xp, inputs[0], inputs[1]
         steps, batch, features = data.shape
         D, H, L = 1 + p.bidirectional, p.state_size, p.num_layers
-        blocks, _ = param_blocks(p.mode, L, D, features, H)
+        W = p.projection_size or H
+        blocks, _ = param_blocks(p.mode, L, D, features, H, p.projection_size)
         mask = self._step_mask(p, xp, inputs, steps, data.dtype)
         res = _Reserve(p, steps, batch, outputs[-1])
         d_flat = xp.zeros_like(flat)
@@ -375,21 +392,25 @@ class RNN(Operator):
             dx = xp.zeros(x.shape, dtype=data.dtype)
             for d in range(D):
                 k = layer * D + d
-                wi, wh, bi, bh = (_view(flat, b) for b in blocks[k])
-                dwi, dwh, dbi, dbh = (_view(d_flat, b) for b in blocks[k])
+                wi, wh, bi, bh = (_view(flat, b) for b in blocks[k][:4])
+                whr = _view(flat, blocks[k][4]) if p.projection_size else None
+                dwi, dwh, dbi, dbh = (_view(d_flat, b) for b in blocks[k][:4])
                 ends = (None if d_h_end is None else d_h_end[k], None if d_c_end is None else d_c_end[k])
                 starts = (inputs[2][k], inputs[3][k] if p.mode == 'lstm' else None)
-                h_prev = self._before(xp, res['y', layer][:, :, d * H:(d + 1) * H], starts[0], d == 1, mask)
-                d_in, d_hid, d_state[k], dc0 = self._back(p, xp, dy[:, :, d * H:(d + 1) * H], h_prev, starts,
-                                                          ends, wh, res, k, d == 1, mask)
+                h_prev = self._before(xp, res['y', layer][:, :, d * W:(d + 1) * W], starts[0], d == 1, mask)
+                d_in, d_hid, d_state[k], dc0, d_r = self._back(p, xp, dy[:, :, d * W:(d + 1) * W], h_prev,
+                                                               starts, ends, (wh, whr), res, k, d == 1, mask)
                 if d_cell is not None:
                     d_cell[k] = dc0
                 rows = d_in.reshape(steps * batch, -1)
                 dwi[...] = rows.T @ x.reshape(steps * batch, -1)
                 dbi[...] = rows.sum(axis=0)
                 d_hid = d_hid.reshape(steps * batch, -1)
-                dwh[...] = d_hid.T @ h_prev.reshape(steps * batch, H)
+                dwh[...] = d_hid.T @ h_prev.reshape(steps * batch, W)
                 dbh[...] = d_hid.sum(axis=0)
+                if whr is not None:         # r = W_r h: its gradient over every step at once
+                    _view(d_flat, blocks[k][4])[...] = (d_r.reshape(steps * batch, W).T
+                                                        @ res['h', k].reshape(steps * batch, H))
                 dx += (rows @ wi).reshape(x.shape)
             dy = dx * res['mask', layer - 1] if layer > 0 and p.p > 0 else dx
         grads = [dy, d_flat, d_state]
@@ -413,17 +434,20 @@ class RNN(Operator):
         valid = xp.concatenate([mask[1:], ones], axis=0) if reverse else xp.concatenate([ones, mask[:-1]], axis=0)
         return xp.where(valid > 0, shifted, first[None])
 
-    def _back(self, p, xp, dy, h_prev, starts, ends, wh, res, k, reverse, mask):
+    def _back(self, p, xp, dy, h_prev, starts, ends, hidden_weights, res, k, reverse, mask):
         """Backpropagation through time for one layer and direction.  Returns the gradients of
         the input-side pre-activations and of the hidden-side ones (T, N, G*H) (the same
         array but for GRU, whose reset gate sits between the hidden side and the candidate),
-        and of the initial ``h`` and ``c``.  A step past the sample's length passes the state
+        of the initial ``h`` and ``c``, and with a projection those of every step's projected
+        state (T, N, P), else None.  A step past the sample's length passes the state
         gradients through untouched."""
+        wh, whr = hidden_weights
         steps = dy.shape[0]
         H, mode, clip = p.state_size, p.mode, self._clip(p)
         gates = res['gates', k]
         d_in = xp.empty(gates.shape, dtype=dy.dtype)
         d_hid = xp.empty(gates.shape, dtype=dy.dtype) if mode == 'gru' else d_in
+        d_r = None if whr is None else xp.empty(dy.shape, dtype=dy.dtype)
         dh = xp.zeros_like(starts[0]) if ends[0] is None else ends[0].copy()
         dc = None
         if mode == 'lstm':
@@ -443,6 +467,9 @@ class RNN(Operator):
                 c = res['c', k][t]
                 tanh_c = xp.tanh(c)
                 dc_carry = dc
+                if whr is not None:         # back through the projection to h (N, H)
+                    d_r[t] = dh
+                    dh = dh @ whr
                 dc = dc + dh * o * (1 - tanh_c * tanh_c)
                 if m is not None:
                     dc = dc * m
@@ -466,4 +493,4 @@ class RNN(Operator):
                 dh = through if m is None else through + dh_carry * (1 - m)
                 continue
             dh = dg @ wh if m is None else dg @ wh + dh_carry * (1 - m)
-        return d_in, d_hid, dh, dc
+        return d_in, d_hid, dh, dc, d_r

@@ -306,6 +306,20 @@ def _projection(mx):
     return {'params': _params(layer), 'state_info': [list(i['shape']) for i in layer.state_info(N)]}
 
 
+def _projection_forward(mx, bidirectional, num_layers):
+    """The fused LSTM with projection_size, forward outside autograd (what MXNet 1.9.1's CPU
+    kernel computes; it trains the projection only with cuDNN): output and final states."""
+    layer = mx.gluon.rnn.LSTM(H, num_layers=num_layers, bidirectional=bidirectional, projection_size=2,
+                              input_size=C, prefix='lstmp_')
+    layer.initialize()
+    _fill(mx, layer, 11)
+    rs = np.random.RandomState(12)
+    x = mx.nd.array(rs.uniform(-1, 1, (T, N, C)))
+    states = [mx.nd.array(rs.uniform(-1, 1, info['shape'])) for info in layer.state_info(N)]
+    out, (h, c) = layer(x, states)
+    return {'params': _params(layer), 'output': _v(out), 'h': _v(h), 'c': _v(c)}
+
+
 def _infer_shape(mx):
     layer = _lstm(mx, num_layers=2, bidirectional=True)
     layer.initialize()
@@ -438,6 +452,8 @@ def _cases(mx):
         'repr': lambda: _reprs(mx),
         'save_parameters keys': lambda: _saved_keys(mx),
         'LSTM projection_size parameters': lambda: _projection(mx),
+        'LSTM projection_size forward': lambda: _projection_forward(mx, False, 1),
+        'LSTM projection_size forward, 2 bidirectional layers': lambda: _projection_forward(mx, True, 2),
         'infer_shape': lambda: _infer_shape(mx),
         'errors': lambda: _errors(mx),
     }
