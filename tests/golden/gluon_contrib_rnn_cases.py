@@ -1,4 +1,5 @@
-"""Programs for gluon.contrib.rnn (LSTMPCell, VariationalDropoutCell), run on MXNet 1.9.1 by
+"""Programs for gluon.contrib.rnn (LSTMPCell, VariationalDropoutCell, the convolutional cells,
+dynamic_unroll) and gluon.contrib.data's IntervalSampler, run on MXNet 1.9.1 by
 gen_gluon_contrib_rnn.py and on reflib by tests/test_gluon_contrib_rnn.py; ``run(mx)``
 returns plain JSON-able results.  Every parameter is set from a seeded RandomState, so the
 numbers depend only on the arithmetic.  Random dropout masks are never compared: for
@@ -187,6 +188,69 @@ def _conv_static(mx):
     return res
 
 
+class _Unrolled:
+    """A HybridBlock around dynamic_unroll, as one would write it (built lazily: the class
+    needs the library's HybridBlock)."""
+
+    @staticmethod
+    def make(mx, cell_type, layout, with_lengths):
+        class Layer(mx.gluon.HybridBlock):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                with self.name_scope():
+                    self.cell = cell_type(HIDDEN, input_size=IN, prefix='cell_')
+
+            def hybrid_forward(self, F, x, states, lengths):
+                return mx.gluon.contrib.rnn.rnn_cell.dynamic_unroll(
+                    self.cell, x, states, layout=layout, valid_length=lengths if with_lengths else None)
+        return Layer(prefix='u_')
+
+
+def _dynamic_unroll(mx, cell_name, layout, with_lengths, hybrid):
+    """dynamic_unroll of a core cell, trained one backward: outputs, final states, gradients;
+    and cell.unroll's outputs on the same weights (the two must agree)."""
+    cell_type = getattr(mx.gluon.rnn, cell_name)
+    layer = _Unrolled.make(mx, cell_type, layout, with_lengths)
+    layer.initialize()
+    _fill(mx, layer, 21)
+    if hybrid:
+        layer.hybridize()
+    shape = (STEPS, BATCH, IN) if layout == 'TNC' else (BATCH, STEPS, IN)
+    x = mx.nd.array(_data(22, shape))
+    x.attach_grad()
+    n_states = 2 if cell_name == 'LSTMCell' else 1
+    states = [mx.nd.array(_data(23 + k, (BATCH, HIDDEN))) for k in range(n_states)]
+    lengths = mx.nd.array([2, 3][:BATCH])
+    with mx.autograd.record():
+        out, final = layer(x, states, lengths)
+        loss = (out * out).sum() + sum(s.sum() for s in final)
+    loss.backward()
+    res = {'out': out.asnumpy().tolist(), 'states': [s.asnumpy().tolist() for s in final],
+           'x_grad': x.grad.asnumpy().tolist()}
+    for name, param in sorted(layer.collect_params().items()):
+        res['grad_' + name] = param.grad().asnumpy().tolist()
+    ref, ref_states = layer.cell.unroll(STEPS, x, states, layout=layout, merge_outputs=True,
+                                        valid_length=lengths if with_lengths else None)
+    res['unroll_out'] = ref.asnumpy().tolist()
+    res['unroll_states'] = [s.asnumpy().tolist() for s in ref_states]
+    return res
+
+
+def _interval_sampler(mx):
+    sampler = mx.gluon.contrib.data.IntervalSampler
+    return {'rollover': list(sampler(13, 3)), 'no_rollover': list(sampler(13, 3, rollover=False)),
+            'len_no_rollover': len(sampler(13, 3, rollover=False)), 'whole': list(sampler(4, 4)),
+            'too_wide': _refused(lambda: sampler(3, 4))}
+
+
+def _refused(fn):
+    try:
+        fn()
+    except Exception:       # noqa: BLE001  (only whether the library refuses is recorded)
+        return 'refused'
+    return 'accepted'
+
+
 def run(mx):
     """Every case's results, by case name."""
     np.random.seed(0)
@@ -205,4 +269,12 @@ def run(mx):
         record[name + '_imperative'] = _conv(mx, name, False)
         record[name + '_hybrid'] = _conv(mx, name, True)
     record['conv_static'] = _conv_static(mx)
+    for cell_name in ('RNNCell', 'LSTMCell', 'GRUCell'):
+        for layout in ('TNC', 'NTC'):
+            for with_lengths in (False, True):
+                for hybrid in (False, True):
+                    record['dynamic_unroll_%s_%s_%s_%s' % (cell_name, layout, 'lengths' if with_lengths else 'full',
+                                                           'hybrid' if hybrid else 'imperative')] = \
+                        _dynamic_unroll(mx, cell_name, layout, with_lengths, hybrid)
+    record['interval_sampler'] = _interval_sampler(mx)
     return record

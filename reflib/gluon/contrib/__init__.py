@@ -3,12 +3,15 @@
 reflib has its ``nn`` part: layers that combine other layers (Concurrent, HybridConcurrent,
 Identity), a row_sparse embedding (SparseEmbedding), batch normalisation through the
 ``_contrib_SyncBatchNorm`` operator (SyncBatchNorm) and pixel shuffling (PixelShuffle1D/2D/3D);
-and its ``rnn`` part: the projected LSTM (LSTMPCell), variational dropout
-(VariationalDropoutCell) and the convolutional RNN/LSTM/GRU cells (Conv1DRNNCell, ...).
-MXNet's ``contrib.data``, ``contrib.cnn`` and ``contrib.estimator`` are not here.
+its ``rnn`` part: the projected LSTM (LSTMPCell), variational dropout
+(VariationalDropoutCell), the convolutional RNN/LSTM/GRU cells (Conv1DRNNCell, ...) and
+``dynamic_unroll`` (a cell stepped by ``contrib.foreach``); and from ``data`` the
+IntervalSampler.  MXNet's ``contrib.data.text`` (downloaded corpora), ``contrib.cnn`` and
+``contrib.estimator`` are not here.
 """
 
+from . import data
 from . import nn
 from . import rnn
 
-__all__ = ['nn', 'rnn']
+__all__ = ['data', 'nn', 'rnn']

@@ -1,16 +1,17 @@
 """Recurrent cells of ``gluon.contrib.rnn``: an LSTM whose output is projected to a smaller
 size (LSTMPCell) and a modifier that applies one dropout mask per sequence, the same at
-every step (VariationalDropoutCell).
+every step (VariationalDropoutCell); and ``dynamic_unroll``, which steps a cell with the
+``contrib.foreach`` loop operator instead of writing one copy of the cell per step.
 
 Both build on reflib/gluon/rnn/rnn_cell.py: the stepping, ``begin_state`` and ``unroll``
 machinery is the one the core cells use; each step is operators of reflib/operator/.
 """
 
 from ...rnn.rnn_cell import (HybridRecurrentCell, ModifierCell, BidirectionalCell, _TENSORS,
-                             _format_sequence, _get_begin_state, _mask_sequence_variable_length)
+                             _as_list, _format_sequence, _get_begin_state, _mask_sequence_variable_length)
 from ...parameter import GluonAssertionError
 
-__all__ = ['LSTMPCell', 'VariationalDropoutCell']
+__all__ = ['LSTMPCell', 'VariationalDropoutCell', 'dynamic_unroll']
 
 
 class LSTMPCell(HybridRecurrentCell):
@@ -163,3 +164,48 @@ class VariationalDropoutCell(ModifierCell):
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
         return outputs, states
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout='TNC', valid_length=None):
+    """Run ``cell`` over every step of ``inputs`` (one array or Symbol, time on ``layout``'s T)
+    inside one ``F.contrib.foreach`` loop; returns ``(outputs, final states)``, the outputs
+    merged along the time axis of ``layout``.
+
+    Unlike ``cell.unroll``, the graph holds the cell once, whatever the sequence's length.
+    ``drop_inputs``/``drop_outputs``: dropout on the whole input/output sequence, one mask
+    shared along axis ``layout.find('T')`` of the time-major arrays (for 'NTC' that is the
+    batch axis, as in MXNet 1.9.1).  With ``valid_length`` (one length per sample) a sample's
+    states stop changing after its last valid step, and its outputs past it are zeros: the
+    loop carries the step number as one more state, and each new state is taken only where
+    ``valid_length > step``.
+    """
+    inputs, axis, F, _ = _format_sequence(0, inputs, layout, True)
+    axes = None
+    if axis != 0:                   # foreach walks axis 0: time goes first
+        axes = list(range(len(layout)))
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    states = _as_list(begin_state)
+    if valid_length is None:
+        def step(x, carried):
+            return cell(x, carried)
+    else:
+        states = states + [F.zeros((1,))]
+
+        def step(x, carried):
+            previous, number = carried[:-1], carried[-1]
+            out, new_states = cell(x, previous)
+            running = F.broadcast_greater(valid_length, number)
+            kept = [F.where(running, new, old) for new, old in zip(_as_list(new_states), previous)]
+            return out, kept + [number + 1]
+    outputs, states = F.contrib.foreach(step, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axes is not None:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True, axis=axis)
+    return outputs, _as_list(states)[:-1]
