@@ -31,7 +31,7 @@ GROUPS = {
     'random': ('Random sampling', ['sampling']),
     'updates': ('Optimizer updates and mixed precision', ['update', 'amp']),
     'contrib': ('Images, detection, quantization, control flow and Python operators',
-                ['image', 'boxes', 'detection', 'resize', 'quantize', 'control_flow', 'custom']),
+                ['image', 'boxes', 'detection', 'resize', 'quantize', 'control_flow', 'cached_op', 'custom']),
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

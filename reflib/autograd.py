@@ -126,8 +126,14 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
 def get_symbol(x):
     """The recorded computation of ``x`` as a Symbol: its operators as nodes ``node_<n>``,
     the variables it started from as ``var<n>``, other arrays it read as ``null<n>``
-    (numbered as MXNet numbers them: inputs first, in the order the operators read them)."""
-    from .symbol.symbol import Node as GraphNode, Symbol   # (the graph layer sits above NDArray's)
+    (numbered as MXNet numbers them: inputs first, in the order the operators read them).
+
+    A hybridized block's call is written out operator by operator when its graph has at
+    most ``inline_limit`` operators (``hybridize``'s flag, 2 by default), else kept as one
+    ``_CachedOp`` node (reflib/operator/cached_op.py), as MXNet 1.9.1 does."""
+    # (the graph layer sits above NDArray's, and the registry's _CachedOp above the tape)
+    from .symbol.symbol import Node as GraphNode, Symbol, topo_order
+    from .operator import get as get_operator
     entry = getattr(x, '_entry', None)
     if entry is None or isinstance(entry, tape.Variable) or entry[0].freed:
         raise MXNetError('get_symbol: the array is not the result of a recorded computation (or its graph '
@@ -140,24 +146,55 @@ def get_symbol(x):
             counts['leaf'] += 1
         return leaves[key]
 
-    def graph_node(node):
-        if id(node) in made:
-            return made[id(node)]
-        if node.attrs is None:
-            raise MXNetError('get_symbol: the computation holds a call (an autograd.Function) that is not an '
-                             'operator')
-        inputs = []
-        for k, source in enumerate(node.sources):
-            if isinstance(source, tape.Variable):
-                inputs.append((leaf(id(source), 'var'), 0))
-            elif source is None:
-                inputs.append((leaf(('const', id(node), k), 'null'), 0))
-            else:
-                inputs.append((graph_node(source[0]), source[1]))
-        made[id(node)] = GraphNode(node.op, 'node_%d' % counts['node'], dict(node.attrs), inputs)
+    def input_of(node, k):
+        """Where input ``k`` of a recorded call comes from, as a graph entry."""
+        source = node.sources[k] if k < len(node.sources) else None     # (aux states: no source)
+        if isinstance(source, tape.Variable):
+            return leaf(id(source), 'var'), 0
+        if source is None:
+            return leaf(('const', id(node), k), 'null'), 0
+        return outputs_of(source[0])[source[1]]
+
+    def new_node(op, attrs, inputs):
+        node = GraphNode(op, 'node_%d' % counts['node'], attrs, inputs)
         counts['node'] += 1
+        return node
+
+    def graph_call(node):
+        """A hybridized call: its graph's operators, or one _CachedOp node."""
+        sym = node.op.graph.symbol
+        inner = topo_order(sym._outputs)
+        names = sym.list_arguments() + sym.list_auxiliary_states()
+        if sum(n.op is not None for n in inner) <= node.op.graph.flags.get('inline_limit', 2):
+            position = {name: k for k, name in enumerate(names)}
+            copies = {}
+            for n in inner:
+                if n.op is None:
+                    copies[id(n)] = None            # (made when an operator reads it: read order)
+                    continue
+                inputs = [input_of(node, position[child.name]) if child.op is None else (copies[id(child)], i)
+                          for child, i in n.inputs]
+                copies[id(n)] = new_node(n.op, n.attrs, inputs)
+            return [input_of(node, position[n.name]) if n.op is None else (copies[id(n)], i)
+                    for n, i in sym._outputs]
+        call = new_node(get_operator('_CachedOp'), {}, [input_of(node, k) for k in range(len(names))])
+        call.params.input_names, call.params.output_names = names, sym.list_outputs()
+        return [(call, i) for i in range(len(sym._outputs))]
+
+    def outputs_of(node):
+        """The graph entries of a recorded call's outputs."""
+        if id(node) not in made:
+            if getattr(node.op, 'graph', None) is not None:
+                made[id(node)] = graph_call(node)
+            elif node.attrs is None:
+                raise MXNetError('get_symbol: the computation holds a call (an autograd.Function) that is not an '
+                                 'operator')
+            else:
+                inputs = [input_of(node, k) for k in range(len(node.sources))]
+                op_node = new_node(node.op, dict(node.attrs), inputs)
+                made[id(node)] = [(op_node, j) for j in range(len(node.outs))]
         return made[id(node)]
-    return Symbol([(graph_node(entry[0]), entry[1])])
+    return Symbol([outputs_of(entry[0])[entry[1]]])
 
 
 # ------------------------------------------------------------------ Function

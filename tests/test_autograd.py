@@ -129,3 +129,29 @@ def test_rows_picked_by_a_list_or_int_array_are_recorded():
     y.backward()
     # row 1 is summed twice, and the sum reaches all 6 elements of y: 12 each
     np.testing.assert_array_equal(x.grad.asnumpy(), [[1, 1], [12, 12], [2, 2]])
+
+
+def test_an_inlined_hybridized_call_binds_and_computes_the_block_and_a_cached_op_node_is_refused():
+    net = mx.gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(3, in_units=4, activation='relu'), mx.gluon.nn.Dense(2, in_units=3))
+    net.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.arange(8).reshape(2, 4) / 8)
+    net.hybridize(inline_limit=4)
+    with mx.autograd.record():
+        y = net(x)
+    graph = mx.autograd.get_symbol(y)
+    ops = [n['op'] for n in json.loads(graph.tojson())['nodes'] if n['op'] != 'null']
+    assert ops == ['FullyConnected', 'Activation', 'FullyConnected']
+    # the inputs in the order the operators read them: data, then each layer's weight and bias
+    names = graph.list_arguments()
+    params = [p.data() for p in net.collect_params().values()]
+    out = graph.bind(mx.cpu(), dict(zip(names, [x] + params))).forward()[0]
+    assert np.allclose(out.asnumpy(), y.asnumpy(), rtol=1e-6)
+    net.hybridize(inline_limit=2)          # (MXNet's default: three operators are more)
+    with mx.autograd.record():
+        y = net(x)
+    opaque = mx.autograd.get_symbol(y)
+    assert [n.op.name for n, _ in opaque._outputs] == ['_CachedOp']
+    with pytest.raises(MXNetError, match='inline_limit'):
+        opaque.infer_shape(**{opaque.list_arguments()[0]: (2, 4)})

@@ -80,7 +80,7 @@ def test_every_operator_takes_positional_values_in_mxnet_order():
     checked, wrong = 0, []
     for op in canonical_operators():
         sig = _mxnet_signature(op)
-        if sig is None or op.name in _BROKEN_IN_MXNET:
+        if sig is None or op.name in _BROKEN_IN_MXNET or not op.has_function:
             continue
         inputs, params = sig
         checked += 1

@@ -80,11 +80,13 @@ def _writes_in_place(source, arr):
 
 
 class _GraphCall:
-    """The tape's view of one recorded call: ``backward`` as an operator's, over raw arrays."""
+    """The tape's view of one recorded call: ``backward`` as an operator's, over raw arrays;
+    ``graph`` (the CachedGraph) for ``autograd.get_symbol``."""
     is_loss = False
 
-    def __init__(self, runner, ctx):
+    def __init__(self, runner, ctx, graph):
         self.runner, self.ctx = runner, ctx       # (the runner is busy already: CachedGraph._runner)
+        self.graph = graph
 
     def backward(self, p, env, out_grads, ins, outs, aux):
         exe = self.runner.executor
@@ -231,7 +233,7 @@ class CachedGraph:
             results = [NDArray(r, ctx) for r in raw]
             if any(wants):
                 # the tape's node holds the runner (and its values) until backward is done
-                recorded = tape.record_call(_GraphCall(runner, ctx), None, ctx, args + aux, len(args), raw,
+                recorded = tape.record_call(_GraphCall(runner, ctx, self), None, ctx, args + aux, len(args), raw,
                                             results, sources=sources) is not None
         finally:
             if not recorded:

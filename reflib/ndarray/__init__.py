@@ -19,9 +19,9 @@ from .sparse import CSRNDArray, RowSparseNDArray, cast_storage  # noqa: F401
 # MXNet keeps its underscore operators (_plus_scalar, _copy, ...) in mx.nd._internal too
 _internal = types.ModuleType(__name__ + '._internal', 'Internal operators, as mx.nd._internal.<name>.')
 for _name in _ops.list_operators():
-    if _name.isidentifier() and _name not in globals():
+    if _name.isidentifier() and _name not in globals() and _ops.get(_name).has_function:
         globals()[_name] = _op_functions.make_function(_name)
-    if _name.isidentifier() and _name.startswith('_'):
+    if _name.isidentifier() and _name.startswith('_') and _name in globals():
         setattr(_internal, _name, globals()[_name])
 del _name
 from . import linalg  # noqa: E402,F401  (mx.nd.linalg.gemm, ... as in MXNet)

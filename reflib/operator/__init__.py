@@ -48,6 +48,7 @@ The modules, one family of operators each::
     update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
     sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
     pdf        probability densities of samples: _random_pdf_normal, _random_pdf_dirichlet, ...
+    cached_op  _CachedOp: a hybridized block's call as autograd.get_symbol shows it (not runnable)
     custom     Custom: operators written in Python (mx.operator.CustomOp, CustomOpProp, register)
     common     helpers the families share (no operators)
 """

@@ -293,6 +293,9 @@ class Operator:
     # (symbol/common_expr.py); False for those MXNet 1.9.1 keeps apart: random ones, ones
     # asking for scratch space (FullyConnected), and its older stateful ones (SliceChannel...)
     eliminable = True
+    # False for an operator MXNet 1.9.1 registers but makes no mx.nd/mx.sym function for
+    # (_CachedOp): reflib makes none either
+    has_function = True
 
     # ---------------------------------------------------------------- params
     def parse_params(self, raw):

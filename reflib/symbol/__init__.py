@@ -25,7 +25,7 @@ def _make_function(op_name):
 # MXNet keeps its underscore operators (_plus_scalar, _Plus, ...) in mx.sym._internal
 _internal = types.ModuleType(__name__ + '._internal', 'Internal operators, as mx.sym._internal.<name>.')
 for _name in _ops.list_operators():
-    if _name.isidentifier() and _name not in globals():
+    if _name.isidentifier() and _name not in globals() and _ops.get(_name).has_function:
         globals()[_name] = _make_function(_name)
         if _name.startswith('_'):
             setattr(_internal, _name, globals()[_name])

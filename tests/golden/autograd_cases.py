@@ -260,6 +260,34 @@ def _get_symbol(mx):
             'outputs': [o.translate(bare) for o in graph.list_outputs()], 'nodes': nodes}
 
 
+def _get_symbol_of_hybridized(mx):
+    """A hybridized block's call in get_symbol: written out operator by operator up to
+    inline_limit operators, else one _CachedOp node (compared without the process-wide
+    numbers in the names, as above; the variables' numbers also follow each library's own
+    order of marking, so only which inputs each operator reads is compared)."""
+    import json
+    bare = ''.maketrans('', '', '0123456789')
+    found = {}
+    for limit in (3, 2, 0):
+        net = mx.gluon.nn.HybridSequential(prefix='h_')
+        with net.name_scope():
+            for _ in range(3):
+                net.add(mx.gluon.nn.Dense(4, in_units=4))
+        net.initialize()
+        net.hybridize(inline_limit=limit)
+        with mx.autograd.record():
+            y = net(mx.nd.ones((1, 4)))
+        graph = mx.autograd.get_symbol(y)
+        nodes = json.loads(graph.tojson())['nodes']
+        found[str(limit)] = {
+            'nodes': [[n['op'], n['name'].translate(bare), n.get('attrs', {}),
+                       [nodes[i[0]]['op'] for i in n['inputs']]] for n in nodes],
+            'arguments': sorted(a.translate(bare) for a in graph.list_arguments()),
+            'outputs': [o.translate(bare) for o in graph.list_outputs()]}
+        y.backward()
+    return found
+
+
 def run(mx):
     nd = mx.nd
     cases = {
@@ -304,5 +332,6 @@ def run(mx):
         'Dropout follows train_mode': lambda: _dropout_modes(mx),
         "the readers' linear regression": lambda: _linear_regression(mx),
         'get_symbol': lambda: _get_symbol(mx),
+        'get_symbol of hybridized calls': lambda: _get_symbol_of_hybridized(mx),
     }
     return {k: fn() for k, fn in cases.items()}
