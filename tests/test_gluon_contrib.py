@@ -202,3 +202,24 @@ def test_defaults_warn_without_num_devices():
         warnings.simplefilter('always')
         mx.gluon.contrib.nn.SyncBatchNorm(prefix='warned_')
     assert any(issubclass(w.category, UserWarning) and 'num_devices' in str(w.message) for w in caught)
+
+
+def test_the_cnn_package_exports_its_layers():
+    cnn = mx.gluon.contrib.cnn
+    assert sorted(cnn.__all__) == sorted(cnn.conv_layers.__all__) == ['DeformableConvolution',
+                                                                      'ModulatedDeformableConvolution']
+    assert 'cnn' in mx.gluon.contrib.__all__
+    for name in cnn.__all__:
+        assert getattr(cnn, name).__doc__
+
+
+def test_a_new_deformable_layer_is_its_plain_convolution():
+    """The offset weights start at zero: no tap moves, and (v2) every mask is 2 * sigmoid(0) = 1."""
+    x = mx.nd.array(np.random.RandomState(3).normal(size=(2, 3, 6, 5)))
+    for cls in (mx.gluon.contrib.cnn.DeformableConvolution, mx.gluon.contrib.cnn.ModulatedDeformableConvolution):
+        layer = cls(4, kernel_size=3, padding=1, in_channels=3)
+        layer.initialize(mx.init.Uniform(0.3))
+        out = layer(x)
+        plain = mx.nd.Convolution(x, layer.deformable_conv_weight.data(), layer.deformable_conv_bias.data(),
+                                  kernel=(3, 3), pad=(1, 1), num_filter=4)
+        assert np.allclose(out.asnumpy(), plain.asnumpy(), rtol=1e-5, atol=1e-6), cls.__name__

@@ -219,3 +219,10 @@ def test_modulated_deformable_convolution_errors():
     with pytest.raises(ShapeError, match=r"_contrib_ModulatedDeformableConvolution: input 'mask' must be 4-d"):
         infer_shapes('_contrib_ModulatedDeformableConvolution', dict(kernel=(3, 3), num_filter=4),
                      [(2, 4, 5, 6), (2, 18, 3, 4), (2, 9, 3), None, None])
+    # MXNet 1.9.1's v2 (alone) needs num_filter to be a multiple of num_deformable_group
+    with pytest.raises(ParamError, match=r'num_filter \(3\) must be a multiple of num_deformable_group \(2\)'):
+        infer_shapes('_contrib_ModulatedDeformableConvolution', dict(kernel=(3, 3), num_filter=3,
+                                                                     num_deformable_group=2),
+                     [(2, 4, 5, 6), None, None, None, None])
+    infer_shapes('_contrib_DeformableConvolution', dict(kernel=(3, 3), num_filter=3, num_deformable_group=2),
+                 [(2, 4, 5, 6), None, None, None])

@@ -859,6 +859,10 @@ class ModulatedDeformableConvolution(DeformableConvolution):
         return ['data', 'offset', 'mask', 'weight'] + ([] if p.no_bias else ['bias'])
 
     def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        if p.num_filter % p.num_deformable_group:
+            # (v1 has no such rule; MXNet 1.9.1 checks it for v2 alone, and so does reflib)
+            raise ParamError('%s: num_filter (%d) must be a multiple of num_deformable_group (%d)'
+                             % (self.name, p.num_filter, p.num_deformable_group))
         data, offset, mask = in_shapes[:3]
         rest = [data, offset] + list(in_shapes[3:])
         _check_ndim(self.name, 'mask', mask, 4, '(batch, groups*kh*kw, out_height, out_width)')

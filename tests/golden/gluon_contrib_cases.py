@@ -1,4 +1,5 @@
-"""gluon.contrib.nn's layers and the reset_arrays operator: the same programs under MXNet 1.9.1
+"""gluon.contrib.nn's and gluon.contrib.cnn's layers and the reset_arrays operator: the same
+programs under MXNet 1.9.1
 (gen_gluon_contrib.py records gluon_contrib.json) and under reflib (test_gluon_contrib.py).
 
 Each layer case builds one layer (in a fresh NameManager) from ``make(mx)``, once run
@@ -149,6 +150,12 @@ LAYERS = {
                          {'x_grad': False, 'trainer': True}),
     'sparse_embedding_no_trainer': (lambda mx: mx.gluon.contrib.nn.SparseEmbedding(4, 2), ('ints', 4, (3,)),
                                     {'x_grad': False}),
+    'deformable_conv': (lambda mx: mx.gluon.contrib.cnn.DeformableConvolution(4, kernel_size=3, padding=1,
+                                                                              in_channels=3),
+                        (2, 3, 5, 6), {'graph': True}),
+    'deformable_conv_groups': (lambda mx: mx.gluon.contrib.cnn.DeformableConvolution(
+        4, kernel_size=(3, 2), strides=2, dilation=(1, 2), groups=2, num_deformable_group=2, activation='relu',
+        use_bias=False, offset_use_bias=False), (1, 4, 7, 6), {}),
 }
 
 # a hybridized Identity alone: MXNet's cached graph returns a new array that autograd does not
@@ -273,7 +280,32 @@ def _reset_arrays(mx):
     return found
 
 
+def _modulated(mx, hybrid):
+    """ModulatedDeformableConvolution forward only: MXNet 1.9.1 has no CPU backward for it
+    (reflib's gradient is checked by finite differences in test_op_boxes.py)."""
+    rs = np.random.RandomState(40)
+    with mx.name.NameManager():
+        net = mx.gluon.contrib.cnn.ModulatedDeformableConvolution(4, kernel_size=3, padding=1, strides=(1, 2),
+                                                                  num_deformable_group=2, activation='tanh')
+    rec = {'repr_before': repr(net)}
+    net.initialize()
+    if hybrid:
+        net.hybridize()
+    data = mx.nd.array(rs.normal(size=(2, 4, 5, 6)).astype(np.float32))
+    net(data)
+    params = net.collect_params()
+    for name in sorted(params.keys()):
+        params[name].set_data(mx.nd.array(_param_values(rs, name, params[name].shape)))
+    with mx.autograd.record():
+        rec['train'] = _np(net(data))
+    rec['predict'] = _np(net(data))
+    rec['params'] = [[n, list(p.shape)] for n, p in params.items()]
+    rec['repr'] = repr(net)
+    return rec
+
+
 SPECIAL = {
+    'modulated_deformable_conv': lambda mx: {'imperative': _modulated(mx, False), 'hybrid': _modulated(mx, True)},
     'identity': lambda mx: {'imperative': _identity(mx, False), 'hybrid': _identity(mx, True)},
     'sync_batchnorm_statistics': _sync_bn_statistics,
     'sync_batchnorm_defaults': _sync_bn_defaults,

@@ -5,13 +5,15 @@ Identity), a row_sparse embedding (SparseEmbedding), batch normalisation through
 ``_contrib_SyncBatchNorm`` operator (SyncBatchNorm) and pixel shuffling (PixelShuffle1D/2D/3D);
 its ``rnn`` part: the projected LSTM (LSTMPCell), variational dropout
 (VariationalDropoutCell), the convolutional RNN/LSTM/GRU cells (Conv1DRNNCell, ...) and
-``dynamic_unroll`` (a cell stepped by ``contrib.foreach``); and from ``data`` the
-IntervalSampler.  MXNet's ``contrib.data.text`` (downloaded corpora), ``contrib.cnn`` and
+``dynamic_unroll`` (a cell stepped by ``contrib.foreach``); from ``data`` the
+IntervalSampler; and ``cnn``'s deformable convolution layers (DeformableConvolution,
+ModulatedDeformableConvolution).  MXNet's ``contrib.data.text`` (downloaded corpora) and
 ``contrib.estimator`` are not here.
 """
 
+from . import cnn
 from . import data
 from . import nn
 from . import rnn
 
-__all__ = ['data', 'nn', 'rnn']
+__all__ = ['cnn', 'data', 'nn', 'rnn']
