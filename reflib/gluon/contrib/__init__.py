@@ -6,9 +6,9 @@ Identity), a row_sparse embedding (SparseEmbedding), batch normalisation through
 its ``rnn`` part: the projected LSTM (LSTMPCell), variational dropout
 (VariationalDropoutCell), the convolutional RNN/LSTM/GRU cells (Conv1DRNNCell, ...) and
 ``dynamic_unroll`` (a cell stepped by ``contrib.foreach``); from ``data`` the
-IntervalSampler; and ``cnn``'s deformable convolution layers (DeformableConvolution,
-ModulatedDeformableConvolution).  MXNet's ``contrib.data.text`` (downloaded corpora) and
-``contrib.estimator`` are not here.
+IntervalSampler and the WikiText data sets (``data.text``, read from disk); and ``cnn``'s
+deformable convolution layers (DeformableConvolution, ModulatedDeformableConvolution).
+MXNet's ``contrib.estimator`` is not here.
 """
 
 from . import cnn
