@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ['py_str', 'data_dir', 'MXNetError', 'NotImplementedForSymbol', 'ShapeError', 'TypeInferError', 'BindError',
            'ParamError', 'ContextError', 'GraphFormatError', 'mx_real_t', 'string_types',
-           'numeric_types', 'integer_types']
+           'numeric_types', 'integer_types', 'classproperty', 'ClassPropertyType']
 
 mx_real_t = np.float32
 string_types = (str,)
@@ -91,3 +91,34 @@ DTYPE_TO_FLAG = {np.dtype('float32'): 0, np.dtype('float64'): 1, np.dtype('float
                  np.dtype('uint8'): 3, np.dtype('int32'): 4, np.dtype('int8'): 5,
                  np.dtype('int64'): 6, np.dtype('bool'): 7}
 FLAG_TO_DTYPE = {v: k for k, v in DTYPE_TO_FLAG.items()}
+
+
+# ------------------------------------------------------------------ class-level properties
+class classproperty:
+    """A property of the class itself (``NameManager.current``), with an optional setter that
+    an assignment on the class calls (``NameManager.current = NameManager()``), as MXNet's
+    scope classes have them.  The class needs the ``ClassPropertyType`` metaclass for the
+    setter: without it, an assignment would replace the property."""
+
+    def __init__(self, getter, setter=None):
+        self.getter, self.setter = getter, setter
+        self.__doc__ = getter.__doc__
+
+    def __get__(self, instance, owner):
+        return self.getter(owner)
+
+    def setter_of(self, setter):
+        """Decorator: ``setter(cls, value)`` runs on assignment to the class attribute."""
+        return classproperty(self.getter, setter)
+
+
+class ClassPropertyType(type):
+    """Metaclass: assigning to a ``classproperty`` with a setter calls the setter."""
+
+    def __setattr__(cls, name, value):
+        for klass in cls.__mro__:
+            found = klass.__dict__.get(name)
+            if isinstance(found, classproperty) and found.setter is not None:
+                found.setter(cls, value)
+                return
+        super().__setattr__(name, value)

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from .base import ContextError
+from .base import ContextError, classproperty, ClassPropertyType
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus']
 
@@ -25,17 +25,7 @@ __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus']
 _NO_SCOPE = contextlib.nullcontext()
 
 
-class _DefaultContext:
-    """``Context.default_ctx``: the current context, read on the class, as MXNet's deprecated
-    class property gives it (``mx.current_context()`` is the way to ask)."""
-
-    def __get__(self, instance, owner):
-        warnings.warn('Context.default_ctx is deprecated (as in MXNet): use mx.current_context()',
-                      DeprecationWarning, stacklevel=2)
-        return current_context()
-
-
-class Context:
+class Context(metaclass=ClassPropertyType):
     """A device: ``Context('cpu', 0)``, ``Context('gpu', 1)``.
 
     >>> import reflib as mx
@@ -50,7 +40,22 @@ class Context:
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {v: k for k, v in devtype2str.items()}
     _local = threading.local()
-    default_ctx = _DefaultContext()
+
+    def _default_ctx(cls):
+        """``Context.default_ctx``: this thread's current context, as MXNet's deprecated class
+        property gives it (``mx.current_context()`` is the way to ask); assigning to it sets
+        this thread's current context (inside a ``with`` block: until the block ends)."""
+        warnings.warn('Context.default_ctx is deprecated (as in MXNet): use mx.current_context()',
+                      DeprecationWarning, stacklevel=3)
+        return current_context()
+
+    def _set_default_ctx(cls, ctx):
+        warnings.warn('Context.default_ctx is deprecated (as in MXNet): use mx.test_utils.set_default_context',
+                      DeprecationWarning, stacklevel=3)
+        set_current_context(ctx)
+
+    default_ctx = classproperty(_default_ctx, _set_default_ctx)
+    del _default_ctx, _set_default_ctx
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -130,6 +135,17 @@ def current_context():
     """The context of the innermost ``with ctx:`` block, ``cpu(0)`` outside any."""
     stack = _ctx_stack()
     return stack[-1] if stack else _CPU0
+
+
+def set_current_context(ctx):
+    """Make ``ctx`` this thread's current context: inside a ``with`` block until the block
+    ends (the block's own context is replaced), outside any for good, as MXNet's setter of
+    ``Context.default_ctx`` does."""
+    stack = _ctx_stack()
+    if stack:
+        stack[-1] = Context(ctx)
+    else:
+        stack.append(Context(ctx))
 
 
 # a Context is never changed after it is made, so the default one is made once: every

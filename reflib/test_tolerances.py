@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from .context import Context, current_context, _ctx_stack
+from .context import current_context, set_current_context
 
 __all__ = ['default_context', 'set_default_context', 'default_dtype', 'default_rtols', 'default_atols',
            'default_numeric_eps', 'get_rtol', 'get_atol', 'same', 'almost_equal', 'assert_almost_equal',
@@ -24,11 +24,7 @@ def default_context():
 
 def set_default_context(ctx):
     """Make ``ctx`` the current context of this thread (inside a ``with`` block: until it ends)."""
-    stack = _ctx_stack()
-    if stack:
-        stack[-1] = Context(ctx)
-    else:
-        stack.append(Context(ctx))
+    set_current_context(ctx)
 
 
 def default_dtype():

@@ -67,20 +67,43 @@ def use_np_shape(func):
 
 
 # MXNet's second switch, NumPy *array* semantics.  Per thread, as in MXNet: a thread starts
-# with it off, whatever the thread that started it has turned on.
-_array_state = threading.local()
+# with it off, whatever the thread that started it has turned on.  The state is the scope
+# in force, kept in a thread-local on the scope class (np_array, which MXNet calls
+# _NumpyArrayScope: MXNet's own thread tests reach for it by that name).
+class np_array:
+    """``with mx.np_array():`` runs a block with NumPy array semantics on in this thread
+    (``active=False``: off), restoring the previous state after it, also when it raises.
+    Shape semantics are left as they are (``use_np`` turns on both)."""
+
+    _current = threading.local()        # .value: the scope in force in this thread
+
+    def __init__(self, active=True):
+        self._is_np_array = bool(active)
+        self._old_scope = None
+
+    def __enter__(self):
+        self._old_scope = getattr(np_array._current, 'value', None)
+        np_array._current.value = self
+        return self
+
+    def __exit__(self, *exc):
+        np_array._current.value = self._old_scope
+
+
+_NumpyArrayScope = np_array
 
 
 def is_np_array():
     """Whether NumPy array semantics are on in this thread (off by default, and off in every
     new thread, as in MXNet).  What the switch changes in reflib: see ``set_np``."""
-    return getattr(_array_state, 'on', False)
+    scope = getattr(np_array._current, 'value', None)
+    return scope is not None and scope._is_np_array
 
 
 def _set_np_array(active):
     """Turn NumPy array semantics on or off for this thread; returns the previous state."""
     previous = is_np_array()
-    _array_state.on = bool(active)
+    np_array._current.value = np_array(active)
     return previous
 
 
@@ -105,22 +128,6 @@ def set_np(shape=True, array=True):
 def reset_np():
     """Turn both NumPy switches (shape and array semantics) off in this thread."""
     set_np(shape=False, array=False)
-
-
-class np_array:
-    """``with mx.np_array():`` runs a block with NumPy array semantics on in this thread
-    (``active=False``: off), restoring the previous state after it, also when it raises.
-    Shape semantics are left as they are (``use_np`` turns on both)."""
-
-    def __init__(self, active=True):
-        self._active = active
-
-    def __enter__(self):
-        self._previous = _set_np_array(self._active)
-        return self
-
-    def __exit__(self, *exc):
-        _set_np_array(self._previous)
 
 
 def use_np_array(func):

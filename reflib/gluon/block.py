@@ -53,9 +53,11 @@ class _BlockScope:
     _current = threading.local()
 
     def __init__(self, block):
-        # weakly: a strong reference would make every block part of a reference cycle,
-        # freed (with a hybridized block's executors) only when the cycle collector runs
-        self._block_ref = weakref.ref(block)
+        # a Block weakly: it keeps its scope, so a strong reference would make every block part
+        # of a reference cycle, freed (with a hybridized block's executors) only when the cycle
+        # collector runs.  Anything else with a ``prefix`` (MXNet's own tests make a scope for
+        # a stand-in object) is held, as nothing else may keep it alive.
+        self._block_ref = weakref.ref(block) if isinstance(block, Block) else (lambda: block)
         self._counter = {}
         self._old_scope = None
         self._name_scope = None
@@ -71,7 +73,7 @@ class _BlockScope:
         if current is None:
             # a top-level block: numbered by the NameManager, as a Symbol would be
             if prefix is None:
-                prefix = naming.NameManager.current().get(None, hint) + '_'
+                prefix = naming.NameManager.current.get(None, hint) + '_'
             params = ParameterDict(prefix) if params is None else ParameterDict(params.prefix, params)
             return prefix, params
         if prefix is None:

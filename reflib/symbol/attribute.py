@@ -9,7 +9,7 @@ force_mirroring, mirror_stage, profiler_scope.
 
 import threading
 
-from ..base import ParamError
+from ..base import ParamError, classproperty, ClassPropertyType
 
 __all__ = ['AttrScope', 'HIDDEN_KEYS', 'normalize_key']
 
@@ -21,9 +21,10 @@ def normalize_key(key):
     return '__%s__' % key if key in HIDDEN_KEYS else key
 
 
-class AttrScope:
-    """A set of string attributes applied to new symbols; scopes nest and merge."""
-    _local = threading.local()
+class AttrScope(metaclass=ClassPropertyType):
+    """A set of string attributes applied to new symbols; scopes nest and merge
+    (``AttrScope.current``, per thread)."""
+    _current = threading.local()
 
     def __init__(self, **kwargs):
         for key, value in kwargs.items():
@@ -40,21 +41,27 @@ class AttrScope:
         return merged
 
     def __enter__(self):
-        self._old = AttrScope.current()
+        self._old = AttrScope.current
         merged = dict(self._old._attr)
         merged.update(self._attr)
         self._attr = merged
-        AttrScope._local.value = self
+        AttrScope._current.value = self
         return self
 
     def __exit__(self, *exc):
-        AttrScope._local.value = self._old
+        AttrScope._current.value = self._old
 
-    @staticmethod
-    def current():
+    def _current_scope(cls):
         """The innermost AttrScope entered on this thread; an empty one (no attributes) made on
-        first use when no ``with`` block is active.
+        first use when no ``with`` block is active.  Assigning to ``AttrScope.current``
+        replaces it for this thread alone, as in MXNet.
         """
-        if not hasattr(AttrScope._local, 'value'):
-            AttrScope._local.value = AttrScope()
-        return AttrScope._local.value
+        if not hasattr(AttrScope._current, 'value'):
+            AttrScope._current.value = AttrScope()
+        return AttrScope._current.value
+
+    def _set_current_scope(cls, scope):
+        AttrScope._current.value = scope
+
+    current = classproperty(_current_scope, _set_current_scope)
+    del _current_scope, _set_current_scope

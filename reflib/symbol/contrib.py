@@ -49,7 +49,7 @@ if not hasattr(_AttrScope, '_subgraph_names'):
 
 def _unique_subgraph_name(name):
     """``name`` numbered (``foreach0``), inside an enclosing body prefixed ``outer$name``."""
-    outer = _AttrScope.current().get(None).get('__subgraph_name__', '')
+    outer = _AttrScope.current.get(None).get('__subgraph_name__', '')
     if outer:
         name = outer + '$' + name
     _AttrScope._subgraph_names[name] += 1

@@ -17,7 +17,7 @@ def short_named(op_name, short):
         if not kwargs.get('name'):
             # the short name as the hint, counted by the current manager; its prefix (if it
             # is a Prefix) is added once, by invoke, as to a name the user gave
-            kwargs['name'] = NameManager.get(NameManager.current(), None, short)
+            kwargs['name'] = NameManager.get(NameManager.current, None, short)
         return invoke(op_name, *args, **kwargs)
     creator.__name__ = short
     creator.__doc__ = _ops.get(op_name).help_text()

@@ -9,12 +9,15 @@ starts fresh counters, ``with Prefix('net1_'):`` prepends a prefix.
 
 import threading
 
+from ..base import classproperty, ClassPropertyType
+
 __all__ = ['NameManager', 'Prefix']
 
 
-class NameManager:
-    """Hands out names; the innermost ``with`` block is the current one."""
-    _local = threading.local()
+class NameManager(metaclass=ClassPropertyType):
+    """Hands out names; the innermost ``with`` block is the current one
+    (``NameManager.current``, per thread)."""
+    _current = threading.local()
 
     def __init__(self):
         self._counter = {}
@@ -29,21 +32,27 @@ class NameManager:
         return '%s%d' % (hint, n)
 
     def __enter__(self):
-        self._old = NameManager.current()
-        NameManager._local.value = self
+        self._old = NameManager.current
+        NameManager._current.value = self
         return self
 
     def __exit__(self, *exc):
-        NameManager._local.value = self._old
+        NameManager._current.value = self._old
 
-    @staticmethod
-    def current():
+    def _current_manager(cls):
         """The innermost NameManager entered on this thread; outside any ``with`` block, one made on
-        first use whose counters then go on for the whole thread.
+        first use whose counters then go on for the whole thread.  Assigning to
+        ``NameManager.current`` replaces it for this thread alone, as in MXNet.
         """
-        if not hasattr(NameManager._local, 'value'):
-            NameManager._local.value = NameManager()
-        return NameManager._local.value
+        if not hasattr(NameManager._current, 'value'):
+            NameManager._current.value = NameManager()
+        return NameManager._current.value
+
+    def _set_current_manager(cls, manager):
+        NameManager._current.value = manager
+
+    current = classproperty(_current_manager, _set_current_manager)
+    del _current_manager, _set_current_manager
 
 
 class Prefix(NameManager):

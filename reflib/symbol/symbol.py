@@ -606,7 +606,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     """
     if not isinstance(name, str):
         raise TypeError('Variable name must be a string, got %r' % (name,))
-    attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
+    attrs = {normalize_key(k): v for k, v in AttrScope.current.get(attr).items()}
     if shape is not None:
         attrs['__shape__'] = str(shape)  # as given: MXNet writes [2, 3] for a list
     if lr_mult is not None:
@@ -674,13 +674,13 @@ def invoke(op_name, *args, **kwargs):
             raise TypeError('%s: positional argument %d must be a Symbol, got %s; pass parameters '
                             'by keyword' % (op.name, i, type(value).__name__))
 
-    scope_attrs = {normalize_key(k): v for k, v in AttrScope.current().get(attr).items()}
+    scope_attrs = {normalize_key(k): v for k, v in AttrScope.current.get(attr).items()}
     attrs = dict(raw)
     attrs.update(scope_attrs)     # an AttrScope's or attr='s lr_mult wins over the keyword, as in MXNet
     _check_param_names(op, name or op_name, attrs)
     # MXNet's hint is the name the op was *called* by, lower-cased: mx.sym.elemwise_add -> elemwise_add0,
     # a + b (which calls _Plus) -> _plus0, 2 ** a (which calls _rpower_scalar) -> _rpower_scalar0
-    node_name = NameManager.current().get(name, op_name.lower())
+    node_name = NameManager.current.get(name, op_name.lower())
     if _profiler.ACTIVE and _profiler.records('api'):
         _profiler.span('MXNET_C_API', 'MXSymbolCreateAtomicSymbol', _profiler.now_us())
     node = Node(op, node_name, attrs)
