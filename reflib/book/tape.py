@@ -7,6 +7,8 @@ from .drawing import digraph
 
 def _op_name(node):
     op = node.op
+    if getattr(op, 'graph', None) is not None:
+        return '_CachedOp'          # a hybridized block's call, as MXNet names it
     return getattr(op, 'name', None) or type(op).__name__.lstrip('_')
 
 
