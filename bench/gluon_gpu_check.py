@@ -4,7 +4,8 @@
     python3 bench/gluon_gpu_check.py --out "$OUT"      # on the lent GPU machine
     .venv/bin/python bench/gluon_gpu_check.py --cpu     # here: both runs on the CPU (plumbing only)
 
-Trains an MLP and a small CNN (BatchNorm, Dropout off) with a Trainer for a few steps from
+Trains an MLP, a small CNN (BatchNorm, Dropout off), an LSTM with projection_size and a
+deformable convolution (gluon.contrib.cnn; its offsets start non-zero) with a Trainer for a few steps from
 the same initial parameters and data, four ways -- CPU imperative, CPU hybridized, GPU
 imperative, GPU hybridized -- and reports the largest difference of every parameter from
 the CPU imperative run (float32 rounding is expected, nothing more), that the GPU runs'
@@ -31,6 +32,12 @@ def build(kind):
     with net.name_scope():
         if kind == 'mlp':
             net.add(nn.Dense(64, activation='relu'), nn.Dense(32, activation='tanh'), nn.Dense(10))
+        elif kind == 'lstmp':
+            net.add(mx.gluon.rnn.LSTM(8, num_layers=2, layout='NTC', projection_size=4, bidirectional=True),
+                    nn.Dense(10))
+        elif kind == 'deform':
+            net.add(mx.gluon.contrib.cnn.DeformableConvolution(8, kernel_size=3, padding=1), nn.Activation('relu'),
+                    nn.GlobalAvgPool2D(), nn.Dense(10))
         else:
             net.add(nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.Activation('relu'), nn.MaxPool2D(2),
                     nn.Conv2D(16, 3), nn.Activation('relu'), nn.GlobalAvgPool2D(), nn.Dense(10))
@@ -39,7 +46,7 @@ def build(kind):
 
 def data(kind):
     rs = np.random.RandomState(0)
-    shape = (32, 50) if kind == 'mlp' else (16, 3, 12, 12)
+    shape = {'mlp': (32, 50), 'lstmp': (16, 5, 6)}.get(kind, (16, 3, 12, 12))
     return rs.uniform(-1, 1, shape).astype(np.float32), rs.randint(0, 10, shape[0]).astype(np.float32)
 
 
@@ -90,7 +97,7 @@ def main():
     args = parser.parse_args()
     gpu = mx.cpu(0) if args.cpu else mx.gpu(0)
     report, ok = {'device': str(gpu)}, True
-    for kind in ('mlp', 'cnn'):
+    for kind in ('mlp', 'cnn', 'lstmp', 'deform'):
         runs = {}
         for ctx in (mx.cpu(0), gpu):
             for hybrid in (False, True):
