@@ -18,6 +18,7 @@ import contextlib
 from .base import MXNetError
 from .ndarray import NDArray
 from .ndarray import tape
+from .operator import get as get_operator
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
            'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function']
@@ -131,9 +132,7 @@ def get_symbol(x):
     A hybridized block's call is written out operator by operator when its graph has at
     most ``inline_limit`` operators (``hybridize``'s flag, 2 by default), else kept as one
     ``_CachedOp`` node (reflib/operator/cached_op.py), as MXNet 1.9.1 does."""
-    # (the graph layer sits above NDArray's, and the registry's _CachedOp above the tape)
-    from .symbol.symbol import Node as GraphNode, Symbol, topo_order
-    from .operator import get as get_operator
+    from .symbol.symbol import Node as GraphNode, Symbol, topo_order   # (the graph layer sits above NDArray's)
     entry = getattr(x, '_entry', None)
     if entry is None or isinstance(entry, tape.Variable) or entry[0].freed:
         raise MXNetError('get_symbol: the array is not the result of a recorded computation (or its graph '

@@ -13,7 +13,8 @@ import numpy as np
 
 __all__ = ['py_str', 'data_dir', 'MXNetError', 'NotImplementedForSymbol', 'ShapeError', 'TypeInferError', 'BindError',
            'ParamError', 'ContextError', 'GraphFormatError', 'mx_real_t', 'string_types',
-           'numeric_types', 'integer_types', 'classproperty', 'ClassPropertyType']
+           'numeric_types', 'integer_types', 'classproperty', 'ClassPropertyType',
+           'thread_current']
 
 mx_real_t = np.float32
 string_types = (str,)
@@ -122,3 +123,19 @@ class ClassPropertyType(type):
                 found.setter(cls, value)
                 return
         super().__setattr__(name, value)
+
+
+def thread_current(local, make_default, doc):
+    """A ``classproperty`` over ``local.value`` (``local`` a ``threading.local``): this thread's
+    current object, ``make_default()`` made on the first read; assigning to it on the class
+    sets it for this thread alone (MXNet's ``NameManager.current``, ``AttrScope.current``)."""
+    def get(cls):
+        if not hasattr(local, 'value'):
+            local.value = make_default()
+        return local.value
+
+    def put(cls, value):
+        local.value = value
+    prop = classproperty(get, put)
+    prop.__doc__ = doc
+    return prop

@@ -9,7 +9,7 @@ force_mirroring, mirror_stage, profiler_scope.
 
 import threading
 
-from ..base import ParamError, classproperty, ClassPropertyType
+from ..base import ParamError, ClassPropertyType, thread_current
 
 __all__ = ['AttrScope', 'HIDDEN_KEYS', 'normalize_key']
 
@@ -51,17 +51,6 @@ class AttrScope(metaclass=ClassPropertyType):
     def __exit__(self, *exc):
         AttrScope._current.value = self._old
 
-    def _current_scope(cls):
-        """The innermost AttrScope entered on this thread; an empty one (no attributes) made on
-        first use when no ``with`` block is active.  Assigning to ``AttrScope.current``
-        replaces it for this thread alone, as in MXNet.
-        """
-        if not hasattr(AttrScope._current, 'value'):
-            AttrScope._current.value = AttrScope()
-        return AttrScope._current.value
-
-    def _set_current_scope(cls, scope):
-        AttrScope._current.value = scope
-
-    current = classproperty(_current_scope, _set_current_scope)
-    del _current_scope, _set_current_scope
+    current = thread_current(_current, lambda: AttrScope(),
+                             """The innermost AttrScope entered on this thread; an empty one (no
+                             attributes) made on first use when no ``with`` block is active.""")

@@ -9,7 +9,7 @@ starts fresh counters, ``with Prefix('net1_'):`` prepends a prefix.
 
 import threading
 
-from ..base import classproperty, ClassPropertyType
+from ..base import ClassPropertyType, thread_current
 
 __all__ = ['NameManager', 'Prefix']
 
@@ -39,20 +39,10 @@ class NameManager(metaclass=ClassPropertyType):
     def __exit__(self, *exc):
         NameManager._current.value = self._old
 
-    def _current_manager(cls):
-        """The innermost NameManager entered on this thread; outside any ``with`` block, one made on
-        first use whose counters then go on for the whole thread.  Assigning to
-        ``NameManager.current`` replaces it for this thread alone, as in MXNet.
-        """
-        if not hasattr(NameManager._current, 'value'):
-            NameManager._current.value = NameManager()
-        return NameManager._current.value
-
-    def _set_current_manager(cls, manager):
-        NameManager._current.value = manager
-
-    current = classproperty(_current_manager, _set_current_manager)
-    del _current_manager, _set_current_manager
+    current = thread_current(_current, lambda: NameManager(),
+                             """The innermost NameManager entered on this thread; outside any ``with``
+                             block, one made on first use whose counters then go on for the whole
+                             thread.""")
 
 
 class Prefix(NameManager):
