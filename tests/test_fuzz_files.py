@@ -321,3 +321,13 @@ def test_a_sparse_array_whose_index_is_a_scalar_is_refused_by_name():
     csr = CSRNDArray(np.zeros(0, np.float32), [np.array(0), np.zeros(0, np.int64)], (1, 2), mx.cpu())
     with pytest.raises(MXNetError, match='indptr must be 1-d, got shape'):
         csr.check_format()
+
+
+def test_states_file_whose_aggregate_num_is_damaged_is_refused():
+    # Found by the fuzzer: one flipped bit turns the pickled optimizer's aggregate_num into
+    # bytes, which the Updater compared with 0 (a TypeError from deep inside)
+    data = bytearray(_read(os.path.join(GOLDEN, 'reflib_states_v2_adam.states'), 'rb'))
+    data[662] ^= 1 << 3
+    updater = mx.optimizer.get_updater(mx.optimizer.create('adam'))
+    with pytest.raises(MXNetError, match=r"aggregate_num = b'': not a count"):
+        updater.set_states(bytes(data))

@@ -273,7 +273,7 @@ _LARGEST_COUNT = 2 ** 53      # update counts beyond this are not counts: a dama
 def _check_count(owner, name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or not 0 <= value <= _LARGEST_COUNT:
-        raise OptimizerError('the saved %s has %s = %r: not an update count in [0, 2**53]; the file is '
+        raise OptimizerError('the saved %s has %s = %r: not a count in [0, 2**53]; the file is '
                              'damaged' % (owner, name, value))
 
 
@@ -290,7 +290,7 @@ def _check_optimizer_ranges(optimizer):
     """Counts and rates of a loaded optimizer in their ranges: a count of 10**15 would make a
     scheduler loop for ever, a NaN rate train to NaN."""
     owner = type(optimizer).__name__ + ' optimizer'
-    for name in ('num_update', 'begin_num_update'):
+    for name in ('num_update', 'begin_num_update', 'aggregate_num'):     # (aggregate_num may be missing)
         _check_count(owner, name, getattr(optimizer, name, 0))
     for counts in getattr(optimizer, '_all_index_update_counts', {}).values():
         if not isinstance(counts, dict):
