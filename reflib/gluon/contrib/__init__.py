@@ -7,13 +7,14 @@ its ``rnn`` part: the projected LSTM (LSTMPCell), variational dropout
 (VariationalDropoutCell), the convolutional RNN/LSTM/GRU cells (Conv1DRNNCell, ...) and
 ``dynamic_unroll`` (a cell stepped by ``contrib.foreach``); from ``data`` the
 IntervalSampler and the WikiText data sets (``data.text``, read from disk); and ``cnn``'s
-deformable convolution layers (DeformableConvolution, ModulatedDeformableConvolution).
-MXNet's ``contrib.estimator`` is not here.
+deformable convolution layers (DeformableConvolution, ModulatedDeformableConvolution); and
+``estimator``, a ready-made training loop with event handlers.
 """
 
 from . import cnn
 from . import data
+from . import estimator
 from . import nn
 from . import rnn
 
-__all__ = ['cnn', 'data', 'nn', 'rnn']
+__all__ = ['cnn', 'data', 'estimator', 'nn', 'rnn']
