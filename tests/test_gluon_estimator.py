@@ -212,6 +212,7 @@ def test_bad_arguments_name_the_culprit():
         est_pkg.Estimator(net, loss, trainer=trainer, context='cpu')
     with pytest.raises(AssertionError, match=r'gpu\(5\) is not available'):
         est_pkg.Estimator(net, loss, trainer=trainer, context=mx.gpu(5))
+    assert est_pkg.Estimator(net, loss, trainer=trainer, context=mx.cpu_pinned(0)).context == [mx.cpu_pinned(0)]
     with pytest.raises(ValueError, match='metrics must be an EvalMetric'):
         est_pkg.Estimator(net, loss, trainer=trainer, train_metrics=['acc'])
     est = est_pkg.Estimator(net, loss, trainer=trainer)

@@ -91,7 +91,7 @@ class Estimator:
             raise GluonValueError('Estimator: context must be a Context or a list of Context, such as '
                                   'mx.cpu() or [mx.gpu(0), mx.gpu(1)]; got %r' % (context,))
         for ctx in context:
-            if ctx.device_type != 'cpu' and ctx not in available:
+            if not ctx.device_type.startswith('cpu') and ctx not in available:      # cpu_pinned too
                 raise GluonAssertionError('Estimator: %s is not available; this machine has mx.cpu()%s'
                                           % (ctx, ''.join(', %s' % g for g in available)))
         return context
