@@ -3,6 +3,7 @@
 the loop against one written by hand, and the handlers' rules and errors."""
 
 import json
+import logging
 import os
 import re
 import sys
@@ -21,6 +22,18 @@ import estimator_cases as cases  # noqa: E402
 
 with open(os.path.join(HERE, 'golden', 'estimator.json')) as _f:
     GOLDEN = json.load(_f)
+
+
+
+@pytest.fixture(autouse=True)
+def _logging_on():
+    """These tests read the estimator's log: whatever another test file in this worker
+    did with ``logging.disable``, log while they run."""
+    was = logging.root.manager.disable
+    logging.disable(logging.NOTSET)
+    yield
+    logging.disable(was)
+
 
 _NUMBER = re.compile(r'-?\d+\.\d+|-?inf')
 # MXNet 1.9.1's verbose CheckpointHandler lines print the new best twice (it updates the best
