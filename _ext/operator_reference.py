@@ -29,7 +29,7 @@ GROUPS = {
                ['creation', 'shape', 'layout', 'indexing', 'slicing', 'assign', 'sequence', 'ordering',
                 'reduce', 'dot', 'linalg', 'linalg_diag', 'linalg_factor', 'inspection']),
     'random': ('Random sampling', ['sampling']),
-    'updates': ('Optimizer updates and mixed precision', ['update', 'amp']),
+    'updates': ('Optimizer updates and mixed precision', ['update', 'multi_update', 'amp']),
     'contrib': ('Images, detection, quantization, control flow and Python operators',
                 ['image', 'boxes', 'detection', 'resize', 'quantize', 'control_flow', 'cached_op', 'custom']),
 }
@@ -67,7 +67,7 @@ def _aliases(registry):
 
 # a stand-in value for each kind of required parameter, so that inputs(p) and outputs(p) can be
 # asked (most operators' inputs do not depend on them; those that do say so in their docstring)
-_PLACEHOLDER = {'int': 1, 'float': 1.0, 'bool': False, 'shape': (1, 1), 'str': 'x',
+_PLACEHOLDER = {'int': 1, 'float': 1.0, 'bool': False, 'shape': (1, 1), 'floats': (1.0,), 'str': 'x',
                 'int_or_none': 1, 'float_or_none': 1.0, 'shape_or_none': (1, 1)}
 
 

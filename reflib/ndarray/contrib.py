@@ -5,6 +5,7 @@ import math
 
 from .. import operator as _ops
 from ..context import current_context
+from .ndarray import NDArray as _NDArray, full as _full
 from .op_functions import make_function
 from .random import uniform
 
@@ -32,6 +33,82 @@ def isinf(data):
 def isfinite(data):
     """1 where ``data`` is neither NaN nor infinite, else 0."""
     return (data == data) * (data.abs() != float('inf'))
+
+
+# ------------------------------------------------------------- optimizer steps
+# AdamW and LAMB live in MXNet's contrib: their operators (_adamw_update, _multi_lamb_update, ...)
+# take every array in one flat list, and these functions, MXNet's front doors to them, take a
+# list per kind and interleave them
+_adamw, _mp_adamw = make_function('_adamw_update'), make_function('_mp_adamw_update')
+_multi_adamw, _multi_mp_adamw = make_function('_multi_adamw_update'), make_function('_multi_mp_adamw_update')
+_multi_lamb, _multi_mp_lamb = make_function('_multi_lamb_update'), make_function('_multi_mp_lamb_update')
+
+
+def _scale_array(rescale_grad, ctx):
+    """AdamW's ``rescale_grad`` as its operators take it: an NDArray on the weights' device (a
+    number becomes a float32 array of one value)."""
+    if isinstance(rescale_grad, _NDArray):
+        return rescale_grad.as_in_context(ctx)
+    return _full((1,), rescale_grad, ctx=ctx)
+
+
+def _interleaved(*per_kind):
+    """``[w0, g0, m0, w1, g1, m1, ...]`` from ``[w0, w1], [g0, g1], [m0, m1]``."""
+    return [array for group in zip(*per_kind) for array in group]
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """One AdamW step (operator ``_adamw_update``): ``mean`` and ``var`` updated in place,
+    the new weight returned (into ``out``).  ``rescale_grad`` may be a number or an NDArray;
+    a step whose value is 0, NaN or infinite changes nothing."""
+    return _adamw(weight, grad, mean, var, _scale_array(rescale_grad, weight.context), lr=lr, eta=eta,
+                  beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out,
+                  name=name, **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                    epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """adamw_update on the float32 master copy ``weight32`` of a float16 weight (operator
+    ``_mp_adamw_update``)."""
+    return _mp_adamw(weight, grad, mean, var, weight32, _scale_array(rescale_grad, weight.context), lr=lr,
+                     eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient,
+                     out=out, name=name, **kwargs)
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, out=None, name=None, size=0,
+                       **kwargs):
+    """adamw_update on each of the lists' weights (operator ``_multi_adamw_update``), with
+    ``lrs``, ``wds`` and ``etas`` one value per weight; ``size`` is how many (0: all)."""
+    arrays = _interleaved(weights, grads, mean, var) + [_scale_array(rescale_grad, weights[0].context)]
+    return _multi_adamw(*arrays, num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas, out=out,
+                        name=name, **kwargs)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas, out=None,
+                          name=None, size=0, **kwargs):
+    """mp_adamw_update on each of the lists' weights (operator ``_multi_mp_adamw_update``)."""
+    arrays = (_interleaved(weights, grads, mean, var, weights32)
+              + [_scale_array(rescale_grad, weights[0].context)])
+    return _multi_mp_adamw(*arrays, num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas,
+                           out=out, name=name, **kwargs)
+
+
+def multi_lamb_update(weights, grads, mean, var, step_count, lrs, wds, out=None, num_tensors=0, **kwargs):
+    """One LAMB step on each of the lists' weights (operator ``_multi_lamb_update``):
+    ``step_count``, ``lrs`` and ``wds`` one value per weight; ``mean`` and ``var`` are
+    updated in place, the new weights returned (into ``out``)."""
+    return _multi_lamb(*_interleaved(weights, grads, mean, var), num_tensors=num_tensors or len(weights),
+                       step_count=step_count, learning_rates=lrs, wds=wds, out=out, **kwargs)
+
+
+def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, wds, out=None, num_tensors=0,
+                         **kwargs):
+    """multi_lamb_update on float16 weights with float32 master copies ``weights32`` (operator
+    ``_multi_mp_lamb_update``)."""
+    return _multi_mp_lamb(*_interleaved(weights, grads, mean, var, weights32),
+                          num_tensors=num_tensors or len(weights), step_count=step_count,
+                          learning_rates=lrs, wds=wds, out=out, **kwargs)
 
 
 # ------------------------------------------------------------- candidate sampling
@@ -63,7 +140,7 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
 # (The graph forms share the same nesting rules, in reflib/operator/control_flow.py; this
 # file does not import that one, whose operators run their bodies on an executor, which
 # imports this package: the few lines are written out again here instead.)
-from .ndarray import NDArray as _NDArray, zeros as _zeros  # noqa: E402
+from .ndarray import zeros as _zeros  # noqa: E402
 
 _stack, _concat = make_function('stack'), make_function('concat')
 

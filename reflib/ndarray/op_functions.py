@@ -14,12 +14,12 @@ from .. import profiler as _profiler
 from ..base import BindError, ComputeError, MXNetError, ShapeError, TypeInferError
 from ..context import Context, current_context
 from .. import operator as _ops
-from ..operator.registry import OpEnv
+from ..operator.registry import OpEnv, input_positions
 from ..operator.sparse_rows import SparseRows
 from . import tape
 from .ndarray import NDArray, check_out, move, use_operator_call
 from ..shapes import shape_is_known
-from ..symbol.positional import normalize_call
+from ..symbol.positional import counted_by, normalize_call
 
 __all__ = ['invoke', 'make_function', 'SPARSE_FORMS']
 
@@ -56,14 +56,7 @@ def invoke(op_name, *args, **kwargs):
     raw = {k: v for k, v in raw.items() if not (k.startswith('__') and k.endswith('__'))}
     p = op.parse_params(raw)
     names = op.inputs(p) + op.aux(p)
-    if len(args) > len(names):
-        raise BindError('nd.%s takes %d inputs (%s), got %d' % (op.name, len(names), names, len(args)))
-    inputs = list(args) + [arrays.pop(n, None) for n in names[len(args):]]
-    if arrays:
-        raise BindError('nd.%s has no inputs %s; its inputs are %s' % (op.name, sorted(arrays), names))
-    missing = [n for n, a in zip(names, inputs) if a is None]
-    if missing:
-        raise BindError('nd.%s: missing inputs %s' % (op.name, missing))
+    inputs = _place_inputs(op, p, names, args, arrays)
     for n, a in zip(names, inputs):
         if not isinstance(a, NDArray):
             raise BindError('nd.%s: input %r must be an NDArray, got %s' % (op.name, n, type(a).__name__))
@@ -140,6 +133,30 @@ def invoke(op_name, *args, **kwargs):
         _profiler.span('MXNET_C_API', 'MXImperativeInvokeEx', called)
     return results[0] if len(results) == 1 else results
 
+
+
+def _place_inputs(op, p, names, args, arrays):
+    """The call's arrays in the registry's order, ``names`` (inputs, then states).  Positional
+    ones come in MXNet's order, ``op.input_order``, which is the same but for the few operators
+    whose states sit among their inputs (multi_sgd_mom_update's weight_0, grad_0, mom_0, ...)."""
+    order = op.input_order(p) if op.reorders_inputs else names
+    if len(args) > len(order):
+        raise BindError('nd.%s%s takes %d inputs (%s), got %d'
+                        % (op.name, counted_by(op, p), len(order), order, len(args)))
+    if order is names:
+        inputs = list(args) + [arrays.pop(n, None) for n in names[len(args):]]
+    else:
+        inputs = [None] * len(names)
+        for k, a in zip(input_positions(op, p), args):
+            inputs[k] = a
+        inputs = [arrays.pop(n, None) if a is None else a for n, a in zip(names, inputs)]
+    if arrays:
+        raise BindError('nd.%s has no inputs %s; its inputs are %s' % (op.name, sorted(arrays), order))
+    missing = [n for n, a in zip(names, inputs) if a is None]
+    if missing:
+        missing = [n for n in order if n in missing]        # listed in MXNet's order
+        raise BindError('nd.%s%s: missing inputs %s' % (op.name, counted_by(op, p), missing))
+    return inputs
 
 
 def _dense_form(array):

@@ -45,7 +45,10 @@ The modules, one family of operators each::
     linalg     batched matrix algebra: gemm, potrf, trsm, inverse, det, ... (mx.sym.linalg)
     linalg_diag    its diagonals and triangles: sumlogdiag, extract/makediag, extract/maketrian
     linalg_factor  its factorizations: syevd (eigendecomposition), gelqf (LQ)
-    update     fused optimizer steps: sgd_update, adam_update, ... (states updated in place, as aux)
+    update     fused optimizer steps: sgd_update, adam_update, _adamw_update, ... (states updated in
+               place, as aux)
+    multi_update  the same for many weights in one call: multi_sgd_update, preloaded_multi_sgd_update,
+               _multi_adamw_update, _multi_lamb_update, ...; multi_sum_sq and multi_lars
     sampling   random draws: _random_uniform, _sample_normal, _sample_multinomial, _shuffle, ...
     pdf        probability densities of samples: _random_pdf_normal, _random_pdf_dirichlet, ...
     cached_op  _CachedOp: a hybridized block's call as autograd.get_symbol shows it (not runnable)

@@ -13,6 +13,7 @@ __all__ = ['OperatorArguments', 'get_all_registered_operators', 'get_operator_ar
 OperatorArguments = collections.namedtuple('OperatorArguments', ['narg', 'names', 'types'])
 
 _KIND = {'int': 'int', 'float': 'float', 'bool': 'boolean', 'shape': 'Shape(tuple)', 'str': 'string',
+         'floats': 'tuple of <float>',
          'int_or_none': 'int or None', 'float_or_none': 'float or None', 'shape_or_none': 'Shape or None',
          'bool_or_none': 'boolean or None'}
 
@@ -33,6 +34,8 @@ def _default_text(spec):
         return str(int(value))
     if base == 'shape':
         return '[%s]' % ','.join(str(d) for d in value)
+    if base == 'floats':
+        return '[%s]' % ','.join('%g' % v for v in value)      # MultiBoxTarget's [0.1,0.1,0.2,0.2]
     if base in ('int', 'enum', 'str'):
         return "'%s'" % value
     return '%.9g' % np.float32(value)       # a C++ float printed: 0.333999991, 1
@@ -62,7 +65,7 @@ def get_operator_arguments(op_name):
         names, types = ['data'], ['NDArray-or-Symbol[]']
     else:
         p = op.parse_params({k: _example(s) for k, s in op.params.items() if s.required})
-        names = list(op.inputs(p)) + list(op.aux(p))
+        names = list(op.input_order(p))
         types = ['NDArray-or-Symbol'] * len(names)
     for name, spec in op.params.items():
         names.append(name)
@@ -74,4 +77,5 @@ def _example(spec):
     """A value for a required parameter, so that inputs() can be asked (it may depend on params)."""
     if spec.kind == 'enum':
         return spec.choices[0]
-    return {'int': max(spec.low or 1, 1), 'float': 1.0, 'bool': False, 'shape': (1,), 'str': ''}.get(spec.kind, 1)
+    return {'int': max(spec.low or 1, 1), 'float': 1.0, 'bool': False, 'shape': (1,), 'floats': (1.0,),
+            'str': ''}.get(spec.kind, 1)

@@ -49,8 +49,9 @@ REQUIRED = _Required()
 class Param:
     """One operator parameter: its kind, default, bounds and help.
 
-    kind is one of 'int', 'float', 'bool', 'shape' (a tuple of ints), 'str',
-    'enum' (one of ``choices``), 'int_or_none', 'float_or_none', 'shape_or_none'.
+    kind is one of 'int', 'float', 'bool', 'shape' (a tuple of ints), 'floats' (a tuple of
+    floats: multi_sgd_update's ``lrs``), 'str', 'enum' (one of ``choices``), 'int_or_none',
+    'float_or_none', 'shape_or_none'.
     ``low`` and ``high`` bound a number, or every element of a shape, inclusively
     (MXNet's ``set_lower_bound`` and ``set_range``).
 
@@ -119,6 +120,8 @@ class Param:
             if not isinstance(value, (tuple, list)):
                 raise TypeError(value)
             return tuple(_whole_number(v) for v in value)
+        if base == 'floats':
+            return _float_tuple(value)
         if base == 'enum':
             value = str(value)
             if value not in self.choices:
@@ -144,7 +147,8 @@ class Param:
                 raise ParamError('%s: %s must be %s, got %r' % (op, what, bound, parsed))
 
 
-_EXPECTED = {'int': 'a whole number (int32)', 'shape': 'a tuple of whole numbers'}
+_EXPECTED = {'int': 'a whole number (int32)', 'shape': 'a tuple of whole numbers',
+             'floats': 'a tuple of finite numbers, as (0.1, 0.2)'}
 _INT32 = (-2 ** 31, 2 ** 31 - 1)
 
 
@@ -164,6 +168,33 @@ def _whole_number(value):
     if not _INT32[0] <= value <= _INT32[1]:
         raise ValueError(value)
     return value
+
+
+def _float_tuple(value):
+    """A tuple of floats from a tuple or list of numbers, from one number (a tuple of one), or
+    from the text of either: ``'(0.1, 0.2)'``, ``'[0.1 0.2]'`` (numpy's print of an array, which
+    is what the front ends make of one), ``'0.1'``.  Non-finite values are refused, as MXNet's
+    parser refuses them inside a tuple."""
+    if isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r'\[[^,\]]*\]', text):       # numpy's print: numbers apart by spaces
+            value = [float(t) for t in text[1:-1].split()]
+        else:
+            value = ast.literal_eval(text)
+            if isinstance(value, tuple) and not text.startswith('('):
+                raise ValueError(text)                  # '0.1,0.2': MXNet wants the brackets
+    if isinstance(value, np.ndarray) and value.ndim <= 1:
+        value = value.tolist()
+    if not isinstance(value, (tuple, list)):
+        value = (value,)
+    numbers = []
+    for v in value:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(v)
+        if not np.isfinite(v):
+            raise ValueError(v)
+        numbers.append(float(v))
+    return tuple(numbers)
 
 
 def _literal(text):
@@ -328,6 +359,22 @@ class Operator:
     def aux(self, p):
         return []
 
+    def input_order(self, p):
+        """Every input and auxiliary state, in the order MXNet's function takes them by position
+        and its graph files list them.  The default, the inputs and then the states, is MXNet's
+        order for nearly every operator; one whose states sit among its inputs (MXNet's
+        multi_sgd_mom_update takes weight_0, grad_0, mom_0, weight_1, ...) gives its order here,
+        and mx.nd, mx.sym and the JSON reader and writer place its arrays by it."""
+        return self.inputs(p) + self.aux(p)
+
+    reorders_inputs = False     # whether input_order differs from the default (set by register)
+
+    def var_num_args_for(self, n_inputs):
+        """The value ``key_var_num_args`` takes when a call leaves it out and passes
+        ``n_inputs`` arrays: their number (Concat's num_args), or, where each counted item takes
+        several arrays, the number of items (multi_sgd_update's num_weights)."""
+        return n_inputs
+
     def outputs(self, p):
         return ['output']
 
@@ -457,6 +504,9 @@ class Operator:
 
 def register(cls):
     """Class decorator: instantiate ``cls`` and make it findable by its name and aliases."""
+    # decided once here, so that a call of the many operators that keep the inputs-then-states
+    # order pays nothing for the few that do not
+    cls.reorders_inputs = cls.input_order is not Operator.input_order
     op = cls()
     for key in (cls.name,) + tuple(cls.aliases):
         _REGISTRY.register(op, key)
@@ -484,6 +534,17 @@ def canonical_operators():
             seen.add(id(op))
             out.append(op)
     return out
+
+
+def input_positions(op, p):
+    """For each entry of ``op.input_order(p)``, its position among ``op.inputs(p) + op.aux(p)``:
+    where the k-th array of a call in MXNet's order goes (the identity for nearly every operator)."""
+    names = op.inputs(p) + op.aux(p)
+    order = op.input_order(p)
+    if order == names:
+        return list(range(len(names)))
+    at = {name: k for k, name in enumerate(names)}
+    return [at[name] for name in order]
 
 
 def expect_ndim(op_name, arg, shape, ndim):

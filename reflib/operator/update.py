@@ -21,6 +21,14 @@ runs on it in float32 and the output is its value in the weight's dtype.
 
 There is no gradient through an update.  Scalars meet arrays as ``dtype.type(v)``: a
 float32 step is float32 arithmetic throughout, as MXNet's kernels.
+
+AdamW (``_adamw_update``, ``_mp_adamw_update``, mx.nd.contrib.adamw_update) is Adam with the
+weight decay taken out of the gradient and applied to the weight directly, everything scaled
+by the schedule multiplier ``eta``; its ``rescale_grad`` is an array, read on the device, and a
+step whose ``rescale_grad`` is 0, NaN or infinite changes nothing, as in MXNet.
+
+Each class's ``apply`` is one weight's whole step; the multi-weight operators
+(multi_update.py) call it once per weight.
 """
 
 import numpy as np
@@ -40,6 +48,15 @@ _LAZY = {'lazy_update': Param('bool', True, doc='with a row_sparse gradient, upd
                                                   "gradient's sparse form, mx.nd.sparse; these kernels are dense)")}
 
 
+def _scalar(value, like):
+    """``value`` as a scalar of ``like``'s dtype: a number from the parameters, or a 0-d array
+    where the value lives on the device (preloaded_multi_sgd_update's rates, AdamW's
+    rescale_grad), cast there with no trip to the host."""
+    if isinstance(value, (int, float, np.number)):
+        return like.dtype.type(value)
+    return value.astype(like.dtype)
+
+
 def _clip(xp, g, bound):
     """``g`` clipped to [-bound, bound]; a negative bound leaves it as it is."""
     if bound < 0:
@@ -56,6 +73,8 @@ class _Update(Operator):
     writes_master = True          # the mp_ step stores the new weight into weight32
     output_is_weight = True       # False: the output is not a new weight (lamb phase 1)
     small = ()                    # inputs of shape (1,) (lamb phase 2's norms)
+    scalars = ()                  # float32 inputs of any shape whose first value counts (AdamW's
+    #                               rescale_grad); MXNet takes them after the states
 
     def inputs(self, p):
         return list(self.args)
@@ -72,12 +91,13 @@ class _Update(Operator):
         shapes = list(in_shapes) + list(aux_shapes)
         known = out_shapes[0]
         for name, shape in zip(names, shapes):
-            if name not in self.small:
+            if name not in self.small and name not in self.scalars:
                 known = merge_shape(known, shape, "%s (input %r)" % (self.name, name))
         for name, shape in zip(names, shapes):
             if name in self.small:
                 merge_shape((1,), shape, "%s (input %r)" % (self.name, name))
-        full = [(1,) if n in self.small else known for n in names]
+        full = [(1,) if n in self.small else (shape or (1,)) if n in self.scalars else known
+                for n, shape in zip(names, shapes)]
         n_in = len(in_shapes)
         return full[:n_in], [known], full[n_in:]
 
@@ -85,7 +105,7 @@ class _Update(Operator):
         """The dtype of every input and of the output, given the weight's."""
         f32 = np.dtype(np.float32)
         if not self.mixed:
-            return [weight_dtype] * len(self.names(p)), weight_dtype
+            return [f32 if n in self.scalars else weight_dtype for n in self.names(p)], weight_dtype
         kinds = [weight_dtype if (n == 'weight' or (n == 'grad' and self.args[1] == 'grad')) else f32
                  for n in self.names(p)]
         return kinds, (weight_dtype if self.output_is_weight else f32)
@@ -107,29 +127,40 @@ class _Update(Operator):
         """Shapes and dtypes at run time (mx.nd calls skip inference)."""
         weight = named['weight']
         want, _ = self._dtypes(p, weight.dtype)
-        for (name, x), dtype in zip(named.items(), want):
-            shape = (1,) if name in self.small else weight.shape
-            if tuple(x.shape) != tuple(shape):
-                raise ShapeError('%s: input %r must have shape %s, got %s'
-                                 % (self.name, name, shape_str(shape), shape_str(x.shape)))
+        for name, dtype in zip(self.names(p), want):
+            x = named[name]
+            if name in self.scalars:
+                if x.size == 0:
+                    raise ShapeError('%s: input %r must hold a value, got shape %s'
+                                     % (self.name, name, shape_str(x.shape)))
+            else:
+                shape = (1,) if name in self.small else weight.shape
+                if tuple(x.shape) != tuple(shape):
+                    raise ShapeError('%s: input %r must have shape %s, got %s'
+                                     % (self.name, name, shape_str(shape), shape_str(x.shape)))
             if x.dtype != dtype:
                 raise TypeInferError('%s: input %r must be %s, got %s' % (self.name, name, dtype.name, x.dtype.name))
 
     # ---------------------------------------------------------------- computation
     def forward(self, p, env, inputs, aux):
-        named = dict(zip(self.names(p), list(inputs) + list(aux)))
+        return [self.apply(p, env.xp, dict(zip(self.names(p), list(inputs) + list(aux))))]
+
+    def apply(self, p, xp, named):
+        """One weight's step on the arrays ``named`` (by input name): checked, run by ``step``
+        (on the float32 master copy for an mp_ variant), states written in place; returns the
+        output.  The multi-weight operators (multi_update.py) call it once per weight."""
         self.check(p, named)
         weight = named['weight']
         if self.mixed:
-            named['weight'] = named['weight32']
+            named = dict(named, weight=named['weight32'])
             if self.args[1] == 'grad':
                 named['grad'] = named['grad'].astype(np.float32)
-        out = self.step(p, env.xp, named)
+        out = self.step(p, xp, named)
         if self.mixed and self.output_is_weight:
             if self.writes_master:
                 named['weight32'][...] = out
             out = out.astype(weight.dtype)
-        return [out]
+        return out
 
     def step(self, p, xp, s):
         """The new weight (or lamb's direction) from the named arrays ``s``; states in place."""
@@ -154,8 +185,8 @@ class SgdUpdate(_Update):
 
     def step(self, p, xp, s):
         w = s['weight']
-        f = w.dtype.type
-        return (f(1) - f(p.lr) * f(p.wd)) * w - f(p.lr) * self.rescaled(p, xp, s)
+        lr, wd = _scalar(p.lr, w), _scalar(p.wd, w)
+        return (w.dtype.type(1) - lr * wd) * w - lr * self.rescaled(p, xp, s)
 
 
 @register
@@ -167,8 +198,8 @@ class SgdMomUpdate(_Update):
 
     def step(self, p, xp, s):
         w, mom = s['weight'], s['mom']
-        f = w.dtype.type
-        mom[...] = f(p.momentum) * mom - f(p.lr) * f(p.wd) * w - f(p.lr) * self.rescaled(p, xp, s)
+        lr, wd = _scalar(p.lr, w), _scalar(p.wd, w)
+        mom[...] = w.dtype.type(p.momentum) * mom - lr * wd * w - lr * self.rescaled(p, xp, s)
         return w + mom
 
 
@@ -232,6 +263,20 @@ def _decayed_grad(p, xp, s, bound):
     return _clip(xp, g * f(p.rescale_grad) + f(p.wd) * w, bound)
 
 
+def _moments(p, mean, var, g):
+    """The new moving averages of ``g`` and ``g^2`` (Adam's, AdamW's, LAMB's), not stored:
+    AdamW may skip its step."""
+    f = mean.dtype.type
+    b1, b2 = f(p.beta1), f(p.beta2)
+    return b1 * mean + (f(1) - b1) * g, b2 * var + (f(1) - b2) * g * g
+
+
+def _adam_step(xp, p, mean, var):
+    """``lr mean / (sqrt(var) + epsilon)``: Adam's step (AdamW adds its decay to it)."""
+    f = mean.dtype.type
+    return f(p.lr) * mean / (xp.sqrt(var) + f(p.epsilon))
+
+
 @register
 class AdamUpdate(_Update):
     """``mean``/``var`` moving averages of g and g^2, ``weight -= lr mean / (sqrt(var) + epsilon)``
@@ -244,11 +289,72 @@ class AdamUpdate(_Update):
 
     def step(self, p, xp, s):
         w, mean, var = s['weight'], s['mean'], s['var']
+        mean[...], var[...] = _moments(p, mean, var, _decayed_grad(p, xp, s, p.clip_gradient))
+        return w - _adam_step(xp, p, mean, var)
+
+
+def _counts(xp, rescale_grad):
+    """Whether an AdamW step counts (a 0-d bool on the device): MXNet skips the step whose
+    rescale_grad, the first value of its array, is 0, NaN or infinite."""
+    scale = rescale_grad.reshape(-1)[0]
+    return xp.isfinite(scale) & (scale != 0)
+
+
+class _AdamW(_Update):
+    """What _adamw_update and _mp_adamw_update share: with ``g = clip(rescale_grad grad)``,
+    Adam's ``mean`` and ``var``, then ``weight -= eta (lr mean / (sqrt(var) + epsilon) + wd
+    weight)``.  ``rescale_grad`` is an array (float32, any shape; its first value counts):
+    where it is 0, NaN or infinite nothing changes and the output is the weight as given."""
+    args = ('weight', 'grad', 'rescale_grad')
+    states = ('mean', 'var')
+    scalars = ('rescale_grad',)
+
+    def input_order(self, p):
+        # MXNet takes rescale_grad after the states: weight, grad, mean, var[, weight32], rescale_grad
+        return [n for n in self.args if n not in self.scalars] + self.aux(p) + list(self.scalars)
+
+    # in MXNet's order (wd before eta), the order positional parameters fill
+    params = {'lr': _RATE['lr'], 'beta1': Param('float', 0.9), 'beta2': Param('float', 0.999),
+              'epsilon': Param('float', 1e-8), 'wd': _DECAY['wd'],
+              'eta': Param('float', doc='the learning-rate schedule multiplier'),
+              'clip_gradient': _DECAY['clip_gradient']}
+
+    def apply(self, p, xp, named):
+        out = super().apply(p, xp, named)
+        return xp.where(_counts(xp, named['rescale_grad']), out, named['weight'])
+
+    def step(self, p, xp, s):
+        w, mean, var = s['weight'], s['mean'], s['var']
+        rescale = s['rescale_grad']
+        counts = _counts(xp, rescale)
         f = w.dtype.type
-        g = _decayed_grad(p, xp, s, p.clip_gradient)
-        mean[...] = f(p.beta1) * mean + (f(1) - f(p.beta1)) * g
-        var[...] = f(p.beta2) * var + (f(1) - f(p.beta2)) * g * g
-        return w - f(p.lr) * mean / (xp.sqrt(var) + f(p.epsilon))
+        # a step that does not count may make NaNs and infinities: they are dropped below
+        with np.errstate(invalid='ignore', divide='ignore', over='ignore'):
+            g = _clip(xp, s['grad'] * _scalar(rescale.reshape(-1)[0], w), p.clip_gradient)
+            new_mean, new_var = _moments(p, mean, var, g)
+            new = w - f(p.eta) * (_adam_step(xp, p, new_mean, new_var) + f(p.wd) * w)
+        mean[...] = xp.where(counts, new_mean, mean)
+        var[...] = xp.where(counts, new_var, var)
+        return xp.where(counts, new, w)
+
+
+@register
+class AdamWUpdate(_AdamW):
+    """AdamW's step (mx.nd.contrib.adamw_update): ``g = clip(rescale_grad grad)``, ``mean``
+    and ``var`` Adam's moving averages of g and g^2 (in place), ``weight -= eta (lr mean /
+    (sqrt(var) + epsilon) + wd weight)``.  ``rescale_grad`` is an array; a step whose value is
+    0, NaN or infinite changes nothing.  (MXNet 1.9.1's kernel also writes ``clip(rescale_grad
+    grad)`` back into ``grad``, an input it does not declare as written; reflib leaves ``grad``
+    as it was.)"""
+    name = '_adamw_update'
+
+
+@register
+class MpAdamWUpdate(_AdamW):
+    """_adamw_update on a float32 master copy ``weight32`` of a float16 weight: the step runs
+    in float32, ``weight32`` keeps it and the output is it rounded to the weight's dtype."""
+    name = '_mp_adamw_update'
+    mixed = True
 
 
 _RMS = dict(_RATE, gamma1=Param('float', 0.95, doc='decay of the squared-gradient average'),
@@ -381,9 +487,7 @@ class LambUpdatePhase1(_Update):
         w, mean, var = s['weight'], s['mean'], s['var']
         f = w.dtype.type
         b1, b2 = f(p.beta1), f(p.beta2)
-        g = self.rescaled(p, xp, s)
-        mean[...] = b1 * mean + (f(1) - b1) * g
-        var[...] = b2 * var + (f(1) - b2) * g * g
+        mean[...], var[...] = _moments(p, mean, var, self.rescaled(p, xp, s))
         m, v = mean, var
         if p.bias_correction:
             m, v = mean / (f(1) - b1 ** p.t), var / (f(1) - b2 ** p.t)

@@ -263,3 +263,28 @@ def cond(pred, then_func, else_func, name='cond'):
                      else_branch=else_graph.tojson(), cond_input_locs=pred_locs,
                      then_input_locs=then_locs, else_input_locs=else_locs, num_outputs=num_then)
     return _cf.regroup([result[i] for i in range(num_then)], then_fmt)[0]
+
+
+# ------------------------------------------------------------- optimizer steps
+def _scale_symbol(rescale_grad):
+    """AdamW's ``rescale_grad`` as a symbol: a number becomes a constant of one value."""
+    if isinstance(rescale_grad, _Symbol):
+        return rescale_grad
+    return _invoke('_full', shape=(1,), value=rescale_grad)
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """The graph form of ``mx.nd.contrib.adamw_update``: an ``_adamw_update`` node, ``mean`` and
+    ``var`` its auxiliary states."""
+    return _invoke('_adamw_update', weight=weight, grad=grad, mean=mean, var=var,
+                   rescale_grad=_scale_symbol(rescale_grad), lr=lr, eta=eta, beta1=beta1, beta2=beta2,
+                   epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out, name=name, **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                    epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """The graph form of ``mx.nd.contrib.mp_adamw_update``: an ``_mp_adamw_update`` node."""
+    return _invoke('_mp_adamw_update', weight=weight, grad=grad, mean=mean, var=var, weight32=weight32,
+                   rescale_grad=_scale_symbol(rescale_grad), lr=lr, eta=eta, beta1=beta1, beta2=beta2,
+                   epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out, name=name, **kwargs)

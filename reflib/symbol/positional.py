@@ -22,7 +22,7 @@ from ..operator.registry import Params
 from .attribute import HIDDEN_KEYS, normalize_key
 
 __all__ = ['declared_inputs', 'auxiliary_inputs', 'split_positional', 'merge_keywords', 'param_string',
-           'normalize_call']
+           'normalize_call', 'counted_by']
 
 _DECLARED = {}     # id(operator) -> its inputs, as MXNet's signature lists them
 
@@ -35,8 +35,7 @@ def _inputs_under(op, overrides, part='all'):
     values.update(overrides)
     p = Params(values)
     try:
-        aux = list(op.aux(p))
-        return aux if part == 'aux' else list(op.inputs(p)) + aux
+        return list(op.aux(p)) if part == 'aux' else list(op.input_order(p))
     except Exception:   # noqa: BLE001 -- an operator that needs a required parameter to answer
         return None
 
@@ -199,5 +198,14 @@ def normalize_call(op_name, args, kwargs, is_input, extra_names, what):
             # an explicit None is MXNet's 'None' (sort(axis=None) flattens: the default is -1)
             raw[key] = 'None'
     if op.key_var_num_args and op.key_var_num_args not in raw:
-        raw[op.key_var_num_args] = str(len(args))
+        raw[op.key_var_num_args] = str(op.var_num_args_for(len(args)))
     return op, list(args), named, raw, extras
+
+
+def counted_by(op, p):
+    """`` with num_weights=2`` for an operator whose input count a parameter sets, to say in an
+    error about the number of inputs which count was asked for; '' for any other operator."""
+    key = op.key_var_num_args
+    if not key or key not in op.params or op.params[key].kind != 'int':
+        return ''
+    return ' with %s=%s' % (key, getattr(p, key))

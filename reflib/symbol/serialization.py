@@ -19,6 +19,7 @@ import json
 
 from ..base import GraphFormatError, MXNetError
 from .. import operator as _ops
+from ..operator.registry import input_positions
 from ..shapes import is_np_shape
 from .symbol import (Node, Symbol, _check_param_names, check_variable_attrs, missing_input, parse_shape_attr,
                      topo_order)
@@ -82,7 +83,8 @@ def to_json(sym, remove_amp_cast=False):
             # (example/image-classification/common/fit.py asserts it when resuming)
             entry['attrs'] = dict(sorted(node.attrs.items()))
         inputs = []
-        for k, (child, i) in enumerate(node.inputs):
+        for k in _file_order(node):
+            child, i = node.inputs[k]
             v = 0
             if child.op is None:
                 if k >= node.num_args():  # mutated input
@@ -203,12 +205,14 @@ def _link_inputs(k, node, raw, nodes, legacy=False):
     if node.op is None:
         _expect(not refs, where, 'a variable has no inputs, got %d', len(refs))
         return
-    names = node.input_names()
+    names = node.op.input_order(node.params)       # the file's order, MXNet's
     _expect(len(refs) <= len(names), where, '%d inputs, but %s takes %d: %s', len(refs), node.op.name,
             len(names), ', '.join(names))
     _expect(len(refs) == len(names) or legacy, where, '%d input%s, but %s takes %d: %s (the missing: %s)',
             len(refs), '' if len(refs) == 1 else 's', node.op.name, len(names), ', '.join(names),
             ', '.join(names[len(refs):]))
+    at = _file_order(node)                          # file position -> the node's position
+    linked = {}
     for pos, ref in enumerate(refs):
         src, index = _entry(ref, where, 'input %d (%s)' % (pos, names[pos]))
         _expect(0 <= src < len(nodes), where, 'input %d (%s) refers to node %d; the graph has nodes 0 to %d',
@@ -216,14 +220,24 @@ def _link_inputs(k, node, raw, nodes, legacy=False):
         source = nodes[src]
         _expect(0 <= index < source.num_outputs(), where, 'input %d (%s) reads output %d of node %d (%r), '
                 'which has %d', pos, names[pos], index, src, source.name, source.num_outputs())
-        if pos >= node.num_args():
+        if at[pos] >= node.num_args():
             _expect(source.op is None, where, 'input %d (%s) is an auxiliary state and must be a variable, '
                     'got the output of node %d (%r)', pos, names[pos], src, source.name)
-        node.inputs.append((source, index))
-    # a file of no version or before 0.9: an input it leaves out becomes a new variable
-    # (<node>_<input>), as MXNet's upgrade of such files does
-    for pos in range(len(refs), len(names)):
-        node.inputs.append((missing_input(node, pos), 0))
+        linked[at[pos]] = (source, index)
+    # the node keeps the registry's order (inputs, then states); a file of no version or before
+    # 0.9 may leave trailing inputs out: each becomes a new variable (<node>_<input>), as MXNet's
+    # upgrade of such files does
+    for k in range(len(names)):
+        node.inputs.append(linked[k] if k in linked else (missing_input(node, k), 0))
+
+
+def _file_order(node):
+    """The positions of ``node.inputs`` in the order a file lists them: the operator's
+    ``input_order``, which differs from the node's own (inputs, then states) for the few
+    operators whose states sit among their inputs."""
+    if node.op is None:
+        return range(len(node.inputs))
+    return input_positions(node.op, node.params)
 
 
 def _check_acyclic(nodes):

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import profiler as _profiler
 from ..operator import python_op as _python_op
+from ..operator.registry import input_positions
 from ..base import (MXNetError, ParamError, BindError, DTYPE_TO_FLAG, FLAG_TO_DTYPE, NotImplementedForSymbol,
                     numeric_types)
 from ..context import current_context
@@ -30,7 +31,7 @@ from ..util import atomic_write_text
 from .attribute import AttrScope, HIDDEN_KEYS, normalize_key
 from .naming import NameManager
 from ..fluent import fluent_method
-from .positional import normalize_call, param_string  # noqa: F401  (param_string: its old home)
+from .positional import counted_by, normalize_call, param_string  # noqa: F401  (param_string: its old home)
 
 __all__ = ['Symbol', 'Variable', 'var', 'Group', 'invoke']
 
@@ -686,9 +687,12 @@ def invoke(op_name, *args, **kwargs):
     node = Node(op, node_name, attrs)
 
     input_names = node.input_names()
-    if len(args) > len(input_names):
-        raise BindError('%s %r takes %d inputs (%s), got %d positional symbols'
-                        % (op.name, node_name, len(input_names), ', '.join(input_names), len(args)))
+    order = op.input_order(node.params)       # positional symbols fill the inputs in MXNet's order
+    if len(args) > len(order):
+        raise BindError('%s %r%s takes %d inputs (%s), got %d positional symbols'
+                        % (op.name, node_name, counted_by(op, node.params), len(order), ', '.join(order),
+                           len(args)))
+    positional = dict(zip(input_positions(op, node.params), args))      # the node's position -> symbol
     if not input_names and sym_kwargs:
         # MXNet 1.9.1 composes nothing into an operator without inputs and drops the symbols
         # given (its tests pass data= to random.randn); reflib drops them too, saying so
@@ -702,8 +706,8 @@ def invoke(op_name, *args, **kwargs):
     aux_init = op.aux_init(node.params)
     input_var_init = op.input_var_init(node.params)
     for pos, in_name in enumerate(input_names):
-        if pos < len(args):
-            sym = args[pos]
+        if pos in positional:
+            sym = positional[pos]
             if in_name in sym_kwargs:
                 raise BindError('%s %r: input %r given twice' % (op.name, node_name, in_name))
         elif in_name in sym_kwargs:
