@@ -539,6 +539,57 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
 
 
 # the whole-symbol checks are MXNet's test_utils functions too; they use the comparisons above
+def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True, rtol=1E-4, atol=1E-4):
+    """Check that a HybridBlock computes the same run imperatively and hybridized.
+
+    ``net_builder(prefix='net_')`` builds the block afresh for each of up to four runs:
+    imperative and hybridized, each without and (``test_grad``) with ``autograd.record()``,
+    where ``backward(out)`` gives the inputs' gradients.  The first run's initial parameters
+    are copied into the later ones (after a call that gives them their shapes), so every run
+    starts from the same weights.  Outputs and
+    input gradients must agree with the first run's to ``rtol``/``atol``, and the output with
+    ``numpy_func(*inputs as numpy arrays)`` when it is given.  The block must not draw random
+    numbers (Dropout in training mode would make runs differ).
+    """
+    first_params = first_out = first_grads = None
+    for hybridize in (False, True):
+        for recording in ((False, True) if test_grad else (False,)):
+            net = net_builder(prefix='net_')
+            net.initialize()
+            inputs = [x.copy() for x in data_l]
+            if first_params is not None:
+                net(*inputs)                # gives deferred parameters their shapes
+                for name, param in net.collect_params().items():
+                    param.set_data(first_params[name])
+            if hybridize:
+                net.hybridize()
+            if recording:
+                for x in inputs:
+                    x.attach_grad()
+                with mx.autograd.record():
+                    out = net(*inputs)
+                out.backward(out)
+            else:
+                out = net(*inputs)
+            if first_params is None:       # the values initialize() drew, for the other runs
+                first_params = {name: p.data().copy() for name, p in net.collect_params().items()}
+            where = '%s run%s' % ('hybridized' if hybridize else 'imperative', ' under record()' if recording else '')
+            if first_out is None:
+                first_out = out.asnumpy()
+            else:
+                assert_almost_equal(out.asnumpy(), first_out, rtol=rtol, atol=atol, names=(where, 'first run'))
+            if recording:
+                grads = [x.grad.asnumpy() for x in inputs]
+                if first_grads is None:
+                    first_grads = grads
+                else:
+                    for got, want in zip(grads, first_grads):
+                        assert_almost_equal(got, want, rtol=rtol, atol=atol, names=(where, 'first run'))
+    if numpy_func is not None:
+        assert_almost_equal(first_out, numpy_func(*[x.asnumpy() for x in data_l]), rtol=rtol, atol=atol,
+                            names=('block', 'numpy_func'))
+
+
 from .symbol_checks import (simple_forward, check_symbolic_forward, check_symbolic_backward,  # noqa: E402
                             check_numeric_gradient, check_speed, check_consistency)
 # the data helpers example scripts call (get_mnist_iterator, ...); reflib downloads nothing

@@ -284,3 +284,23 @@ def test_create_sparse_array_gives_the_array_in_canonical_form():
     assert empty.stype == 'csr' and empty.data.shape == (0,)
     full = create_sparse_array_zd((3, 4), 'csr', 1.0, data_init=5.0)
     assert (full.asnumpy() == 5).all()
+
+
+def test_gluon_hybridize_consistency_passes_a_block_and_catches_one_that_differs():
+    def dense(prefix):
+        block = mx.gluon.nn.HybridSequential(prefix=prefix)
+        with block.name_scope():
+            block.add(mx.gluon.nn.Dense(4, activation='tanh'), mx.gluon.nn.Dense(2))
+        return block
+
+    x = mx.nd.array(np.random.RandomState(0).normal(size=(3, 5)))
+    mx.test_utils.check_gluon_hybridize_consistency(dense, [x])
+
+    class Differs(mx.gluon.HybridBlock):        # hybridized, it adds 1 more
+        def hybrid_forward(self, F, x):
+            return x * 2 + (1 if F is mx.sym else 0)
+
+    with pytest.raises(AssertionError, match='hybridized run'):
+        mx.test_utils.check_gluon_hybridize_consistency(lambda prefix: Differs(prefix=prefix), [x])
+    with pytest.raises(AssertionError, match='numpy_func'):
+        mx.test_utils.check_gluon_hybridize_consistency(dense, [x], numpy_func=lambda a: a[:, :2])
