@@ -24,6 +24,8 @@ def test_all_finite_and_multi_all_finite():
     assert op_forward('all_finite', [np.array([1, 2], np.float32)])[0][0].tolist() == [1.0]
     assert op_forward('all_finite', [np.array([1, np.inf], np.float32)])[0][0].tolist() == [0.0]
     got = mx.nd.multi_all_finite(mx.nd.array([1, 2]), mx.nd.array([np.nan]), num_arrays=2)
+    # the inputs MXNet names array_0, array_1 (a graph's auto-created variables carry them)
+    assert mx.sym.multi_all_finite(num_arrays=2, name='m').list_arguments() == ['m_array_0', 'm_array_1']
     assert got.dtype == np.float32 and got.asnumpy().tolist() == [0.0]
     assert mx.sym.all_finite(mx.sym.var('x')).infer_type(x='float16')[1] == [np.float32]
     with pytest.raises(TypeInferError, match='int32'):

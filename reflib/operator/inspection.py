@@ -181,4 +181,4 @@ class MultiAllFinite(_Finite):
               'init_output': Param('bool', True, doc='start from 1; False ANDs into the given out=')}
 
     def inputs(self, p):
-        return ['array%d' % i for i in range(p.num_arrays)]
+        return ['array_%d' % i for i in range(p.num_arrays)]      # MXNet's names: array_0, array_1, ...
