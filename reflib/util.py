@@ -112,11 +112,15 @@ def set_np(shape=True, array=True):
     (``shape``, see ``np_shape``) and array semantics (``array``).  Array semantics without
     shape semantics is refused with ValueError, as in MXNet.
 
-    What array semantics change in reflib (a subset of MXNet's): ``gluon.utils.split_data``
-    and ``split_and_load`` hand back ``mx.np.ndarray`` slices and make one from a list or
-    numpy batch.  The ``mx.np`` functions work with the switch on or off.  Not covered: Gluon
-    Parameters, HybridBlocks and the legacy ``mx.nd`` operators keep giving and taking legacy
-    NDArrays (MXNet would turn them into ``mx.np`` arrays).
+    What array semantics change in reflib (a subset of MXNet's): Gluon Parameters made
+    while they are on hold ``mx.np.ndarray`` values and gradients; a HybridBlock hands back
+    ``mx.np.ndarray`` outputs, imperative or hybridized, and its ``hybrid_forward`` gets an
+    ``F`` whose functions do too (``F.np`` is ``mx.np``); the DataLoader's default batchify,
+    ``gluon.utils.split_data`` and ``split_and_load`` give ``mx.np.ndarray`` batches.  The
+    ``mx.np`` functions work with the switch on or off.  Not covered: MXNet's NumPy symbols
+    (``mx.sym.np``), so a block whose ``hybrid_forward`` calls ``F.np`` runs imperatively but
+    cannot be hybridized; and the legacy ``mx.nd`` functions called directly keep giving
+    legacy NDArrays.
     """
     if array and not shape:
         raise ValueError('NumPy array semantics need NumPy shape semantics: call set_np(shape=True, '

@@ -22,6 +22,7 @@ loads an exported one) as a block.
 
 import re
 import threading
+import types
 import warnings
 import weakref
 from collections import OrderedDict
@@ -30,6 +31,8 @@ import numpy as np
 
 from .. import initializer
 from .. import ndarray
+from .. import numpy as _mx_np
+from .. import numpy_extension as _mx_npx
 from .. import symbol
 from ..base import FLAG_TO_DTYPE, MXNetError
 from ..ndarray import NDArray
@@ -37,6 +40,8 @@ from ..ndarray.ndarray import _STORAGE_TYPE_ID_TO_STR
 from ..symbol import Symbol
 from ..symbol import naming
 from ..executor.cached_graph import CachedGraph
+from ..numpy.multiarray import as_np_arrays
+from ..util import is_np_array
 from .summary import print_summary
 from .model_file import load_model, save_model
 from .utils import HookHandle
@@ -170,6 +175,50 @@ def _kinds(args):
 
 
 # ------------------------------------------------------------------ Block
+def _np_results(out):
+    """A block's output under ``npx.set_np()``: its legacy NDArrays, in nested lists too,
+    turned into mx.np.ndarray (the same objects: autograd's record of them stays)."""
+    if isinstance(out, (list, tuple)):
+        as_np_arrays([o for o in out if not isinstance(o, (list, tuple))])
+        for o in out:
+            if isinstance(o, (list, tuple)):
+                _np_results(o)
+        return out
+    return as_np_arrays([out])[0]
+
+
+class _NumpyFront:
+    """The ``F`` of ``hybrid_forward`` run imperatively under ``npx.set_np()``: ``mx.nd``, each
+    of whose functions hands its NDArrays back as mx.np.ndarray, so that a layer's arithmetic
+    between them and its NumPy inputs stays in one kind of array; ``F.np`` and ``F.npx`` are
+    ``mx.np`` and ``mx.npx``.  (MXNet's layers branch on ``is_np_array()`` to F.np/F.npx
+    operators instead; reflib's layers run the same registry operators either way.)"""
+
+    def __init__(self, namespace):
+        self._namespace = namespace
+
+    def __getattr__(self, name):
+        if name == 'np':
+            found = _mx_np
+        elif name == 'npx':
+            found = _mx_npx
+        else:
+            value = getattr(self._namespace, name)
+            if isinstance(value, types.ModuleType):
+                found = _NumpyFront(value)
+            elif callable(value) and not isinstance(value, type):
+                def found(*args, **kwargs):
+                    return _np_results(value(*args, **kwargs))
+                found.__name__ = name
+            else:
+                found = value
+        setattr(self, name, found)          # looked up once
+        return found
+
+
+_NUMPY_ND = _NumpyFront(ndarray)
+
+
 class Block:
     """The base of every layer and model: children, parameters, names, ``forward``.
 
@@ -596,7 +645,8 @@ class HybridBlock(Block):
                 raise GluonValueError('Find multiple contexts in the input, After hybridized, the HybridBlock only '
                                       'supports one input context. Find all contexts = %s' % contexts)
             with ctx:
-                return self._call_cached_op(x, *args)
+                out = self._call_cached_op(x, *args)
+            return _np_results(out) if is_np_array() else out
         with ctx:
             try:
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
@@ -605,6 +655,8 @@ class HybridBlock(Block):
                 for param in self.params.values():
                     param._finish_deferred_init()
                 params = {key: p.data(ctx) for key, p in self._reg_params.items()}
+            if is_np_array():
+                return _np_results(self.hybrid_forward(_NUMPY_ND, x, *args, **params))
             return self.hybrid_forward(ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

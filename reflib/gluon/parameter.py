@@ -28,7 +28,9 @@ from .. import ndarray
 from .. import symbol
 from ..base import MXNetError
 from ..context import Context, cpu, current_context
+from ..numpy.multiarray import as_np_arrays
 from ..shapes import is_np_shape, shape_is_known
+from ..util import is_np_array
 
 __all__ = ['DeferredInitializationError', 'GluonAssertionError', 'GluonValueError', 'Parameter', 'Constant', 'ParameterDict', 'tensor_types']
 
@@ -81,6 +83,7 @@ class Parameter:
         self._var = None
         self._data = None           # list of NDArray, one per context (None until initialised)
         self._grad = None           # the same for the gradient buffers (None under grad_req 'null')
+        self._np_arrays = False     # data and gradients are mx.np.ndarray (made under npx.set_np())
         self._ctx_list = None
         self._trainer = None
         self._deferred_init = ()    # (init, contexts, default_init, data) while waiting for a shape
@@ -128,7 +131,7 @@ class Parameter:
         self._grad_req = req
         if req == 'null' and self._grad is not None:
             self._grad = None
-            self._data = [d.detach() for d in self._data]      # no longer an autograd variable
+            self._data = self._in_kind([d.detach() for d in self._data])      # no longer an autograd variable
         elif self._data is not None:
             self._init_grad()
 
@@ -209,15 +212,22 @@ class Parameter:
 
     def _init_impl(self, data, contexts):
         self._ctx_list = list(contexts)
-        self._data = [data.copyto(c) for c in self._ctx_list]
+        # as in MXNet, NumPy array semantics at the moment the values are made decide their kind
+        self._np_arrays = is_np_array()
+        self._data = self._in_kind([data.copyto(c) for c in self._ctx_list])
         self._init_grad()
+
+    def _in_kind(self, arrays):
+        """``arrays`` as this parameter's kind of array: mx.np.ndarray where it was made under
+        NumPy array semantics (the same objects, so autograd's marks stay), else as they are."""
+        return as_np_arrays(arrays) if self._np_arrays else arrays
 
     def _init_grad(self):
         if self.grad_req == 'null':
             self._grad = None
             return
-        self._grad = [ndarray.zeros(d.shape, ctx=d.context, dtype=d.dtype, stype=self._grad_stype)
-                      for d in self._data]
+        self._grad = self._in_kind([ndarray.zeros(d.shape, ctx=d.context, dtype=d.dtype, stype=self._grad_stype)
+                                    for d in self._data])
         autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source='current'):
@@ -448,10 +458,10 @@ class Parameter:
         if self._data is None:
             return
         with autograd.pause():
-            self._data = [d.astype(dtype) for d in self._data]
+            self._data = self._in_kind([d.astype(dtype) for d in self._data])
             if self._grad is None:
                 return
-            self._grad = [g.astype(dtype) for g in self._grad]
+            self._grad = self._in_kind([g.astype(dtype) for g in self._grad])
             autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def var(self):

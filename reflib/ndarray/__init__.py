@@ -2,7 +2,7 @@
 
 import types
 
-import numpy as np
+import numpy as _np     # (not `np`: mx.nd.np would be host numpy)
 
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray, _ctx, split_v2  # noqa: F401
@@ -33,13 +33,13 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     """``num`` evenly spaced values from start to stop (the ``_linspace`` operator)."""
     ctx = _ctx(ctx)
     return NDArray(create('_linspace', ctx, start=start, stop=stop, num=num, endpoint=endpoint,
-                          dtype=np.dtype(dtype or 'float32').name), ctx)
+                          dtype=_np.dtype(dtype or 'float32').name), ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """An N x M matrix with ones on diagonal k (the ``_eye`` operator)."""
     ctx = _ctx(ctx)
-    return NDArray(create('_eye', ctx, N=N, M=M, k=k, dtype=np.dtype(dtype or 'float32').name), ctx)
+    return NDArray(create('_eye', ctx, N=N, M=M, k=k, dtype=_np.dtype(dtype or 'float32').name), ctx)
 
 
 def moveaxis(tensor, source, destination):
@@ -53,7 +53,7 @@ def from_numpy(ndarray, zero_copy=True):
     """An NDArray on the CPU holding ``ndarray``'s values.  With ``zero_copy`` (C-contiguous
     arrays only) it shares the memory, and, as in MXNet, the numpy array turns read-only, so
     that it cannot change under the NDArray; without, it is a copy."""
-    if not isinstance(ndarray, np.ndarray):
+    if not isinstance(ndarray, _np.ndarray):
         raise TypeError('from_numpy: expected a numpy array, got %s' % type(ndarray).__name__)
     if not zero_copy:
         return array(ndarray, dtype=ndarray.dtype)
@@ -83,7 +83,7 @@ def histogram(a, bins=10, range=None):
         return _histogram(a, bins)                                       # noqa: F821 (made above)
     if isinstance(bins, int) and not isinstance(bins, bool):
         if range is None:
-            counts, edges = np.histogram(a.asnumpy(), bins=bins)
+            counts, edges = _np.histogram(a.asnumpy(), bins=bins)
             return array(counts, ctx=a.context), array(edges, ctx=a.context)  # noqa: F405
         return _histogram(a, bin_cnt=bins, range=range)                   # noqa: F821
     raise ValueError('histogram: bins must be an int or an NDArray, got %r' % (bins,))

@@ -17,16 +17,26 @@ records it as it records ``mx.nd``.  The functions run under NumPy shape semanti
 the thread's switch says (``()`` is a scalar's shape, a 0 dimension a real size); MXNet
 refuses 0-d and zero-size arrays here unless ``npx.set_np()`` was called.
 
+Under ``npx.set_np()`` Gluon works with these arrays: Parameters hold them, HybridBlocks and
+the DataLoader hand them back (see ``reflib.util.set_np``).  Also here: NumPy's dtypes and
+constants (``mx.np.float32`` is ``numpy.float32``), and ``item()``, ``float()``, ``int()`` of a
+one-element array.
+
 Not covered: NumPy's type promotion (two operands must share a dtype, as for NDArray, except
-that integer ``/`` gives float32), the rest of MXNet's ``mx.np`` functions, and the array
-semantics switch's effect on Gluon: Parameters and HybridBlocks keep legacy NDArrays.
+that integer ``/`` gives float32), the rest of MXNet's ``mx.np`` functions, and MXNet's NumPy
+symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot be hybridized.
 """
 
 from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros_like, ones_like,
                          concatenate, stack, split, reshape, sum, mean, dot, exp, log, sqrt,
                          maximum, minimum)
 from . import random
+# NumPy's dtypes and constants, the very objects: mx.np.float32 is numpy.float32, as in MXNet
+from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, pi, e, inf,  # noqa: E402
+                   nan, newaxis)
+bool = bool_      # noqa: A001  (MXNet's mx.np.bool is NumPy's bool_)
 
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
-           'maximum', 'minimum', 'random']
+           'maximum', 'minimum', 'random', 'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64',
+           'bool_', 'bool', 'pi', 'e', 'inf', 'nan', 'newaxis']

@@ -29,6 +29,16 @@ def _np(x):
     return x
 
 
+def as_np_arrays(arrays):
+    """Each dense legacy NDArray of ``arrays`` (a list, kept as it is otherwise) turned into an
+    ``mx.np.ndarray`` in place: the same objects, so what autograd knows of them stays.
+    Gluon uses it for the parameters and outputs of blocks run under ``npx.set_np()``."""
+    for x in arrays:
+        if type(x) is NDArray:
+            x.__class__ = ndarray
+    return arrays
+
+
 def _converting(method):
     """NDArray's ``method``, its fresh result handed back as ``mx.np.ndarray``."""
     def run(self, *args, **kwargs):
@@ -157,6 +167,22 @@ class ndarray(NDArray):
         if _tape.is_recording():
             return _np(_to_shape(self, target))
         return ndarray(self._data.reshape(target), self.context)
+
+    def _scalar(self, kind):
+        if self.size != 1:
+            raise TypeError('only size-1 arrays can be converted to Python scalars')
+        return kind(self.asnumpy().reshape(()))
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def item(self, *args):
+        """The value of a one-element array (or of the element ``args`` index) as a Python
+        number, as NumPy's ``item``: it waits for the value and copies it to the host."""
+        return self.asnumpy().item(*args)
 
     def flatten(self):
         """A 1-d copy of the values, as NumPy's ``flatten``."""

@@ -2,7 +2,7 @@
 
 import types
 
-import numpy as np
+import numpy as _np     # (not `np`: mx.sym.np would be host numpy)
 
 from .symbol import Symbol, Variable, var, Group, invoke  # noqa: F401
 from .naming import NameManager, Prefix  # noqa: F401
@@ -40,7 +40,7 @@ fromjson = load_json
 
 
 def _dtype_name(dtype):
-    return np.dtype('float32' if dtype is None else dtype).name
+    return _np.dtype('float32' if dtype is None else dtype).name
 
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):

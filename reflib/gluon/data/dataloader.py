@@ -64,7 +64,9 @@ import numpy as np
 from ...base import DTYPE_TO_FLAG, MXNetError, ShapeError
 from ...context import Context, cpu_pinned
 from ...ndarray import NDArray, array, empty, stack
+from ...numpy.multiarray import as_np_arrays
 from ...shapes import is_np_shape, set_np_shape
+from ...util import is_np_array
 from . import sampler as _sampler
 
 __all__ = ['DataLoader', 'default_batchify_fn', 'default_mp_batchify_fn', 'BatchifyError', 'WorkerTimeout']
@@ -116,16 +118,27 @@ def _batchify(data, ctx):
     return array(values, ctx=ctx, dtype=values.dtype)
 
 
+def _in_kind(batch):
+    """The batch as mx.np.ndarray (nested in lists too) under ``npx.set_np()``, as MXNet's
+    batchify makes it there; as it is otherwise."""
+    if not is_np_array():
+        return batch
+    if isinstance(batch, list):
+        return [_in_kind(part) for part in batch]
+    return as_np_arrays([batch])[0]
+
+
 def default_batchify_fn(data):
     """A batch of the samples ``data``: NDArrays stacked, tuples split into fields (a
-    list of batches), anything else through ``np.asarray`` into an NDArray of its dtype."""
-    return _batchify(data, None)
+    list of batches), anything else through ``np.asarray`` into an NDArray of its dtype
+    (an mx.np.ndarray under ``npx.set_np()``)."""
+    return _in_kind(_batchify(data, None))
 
 
 def default_mp_batchify_fn(data):
     """``default_batchify_fn`` with the batch in ``cpu_shared(0)``: what the workers of a
     DataLoader use (MXNet's workers write there to hand batches over)."""
-    return _batchify(data, _shared())
+    return _in_kind(_batchify(data, _shared()))
 
 
 def _as_in_context(batch, ctx):

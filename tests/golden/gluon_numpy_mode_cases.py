@@ -1,0 +1,68 @@
+"""Gluon under NumPy array semantics (``npx.set_np()``): the same training programs under MXNet
+1.9.1 (gen_gluon_numpy_mode.py records gluon_numpy_mode.json) and under reflib
+(test_gluon_numpy_mode.py).  Fixed data and initial weights: no random generator is involved.
+Each case records the kinds of array a user meets (parameters, gradients, batches, outputs,
+losses), the loss after every epoch and the parameters at the end."""
+
+import numpy as onp
+
+
+def _weights(shapes, seed):
+    rs = onp.random.RandomState(seed)
+    return [rs.uniform(-0.5, 0.5, size=s).astype(onp.float32) for s in shapes]
+
+
+def _kind(mx, x):
+    return 'np' if isinstance(x, mx.np.ndarray) else type(x).__name__
+
+
+def run_case(mx, hybridize, task):
+    np, npx, gluon = mx.np, mx.npx, mx.gluon
+    npx.set_np()
+    try:
+        rs = onp.random.RandomState(0)
+        X = rs.normal(size=(30, 4)).astype(onp.float32)
+        if task == 'classify':
+            Y = onp.argmax(X[:, :3], axis=1).astype(onp.float32)
+            layers = [gluon.nn.Dense(5, activation='relu'), gluon.nn.Dense(3)]
+            loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        else:           # the readers' linear regression: y = 2 x1 - 3.4 x2 + 4.2 (+ x3, x4 unused)
+            Y = (X[:, :2] @ onp.array([2, -3.4], onp.float32) + 4.2).reshape(-1, 1)
+            layers = [gluon.nn.Dense(1)]
+            loss_fn = gluon.loss.L2Loss()
+        net = gluon.nn.HybridSequential(prefix='n_')
+        with net.name_scope():
+            net.add(*layers)
+        net.initialize()
+        features, labels = np.array(X), np.array(Y)
+        net(features[:1])
+        params = [p for _, p in sorted(net.collect_params().items())]
+        for p, w in zip(params, _weights([p.shape for p in params], 1)):
+            p.set_data(np.array(w))
+        if hybridize:
+            net.hybridize()
+            loss_fn.hybridize()
+        loader = gluon.data.DataLoader(gluon.data.ArrayDataset(features, labels), 6, shuffle=False)
+        trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9})
+        losses, kinds = [], {}
+        for _ in range(3):
+            for x, y in loader:
+                with mx.autograd.record():
+                    out = net(x)
+                    loss = loss_fn(out, y)
+                loss.backward()
+                trainer.step(x.shape[0])
+            losses.append(round(float(loss_fn(net(features), labels).mean().item()), 6))
+        kinds = {'batch': _kind(mx, x), 'output': _kind(mx, out), 'loss': _kind(mx, loss),
+                 'param': _kind(mx, params[0].data()), 'grad': _kind(mx, params[0].grad())}
+        return {'losses': losses, 'kinds': kinds,
+                # by position: the layer counters in the names depend on what ran before
+                'params': {'%d_%s' % (i, p.name.rsplit('_', 1)[-1]): p.data().asnumpy().round(6).tolist()
+                           for i, p in enumerate(params)}}
+    finally:
+        npx.reset_np()
+
+
+def run(mx):
+    return {'%s/%s' % (task, 'hybridized' if hybridize else 'imperative'): run_case(mx, hybridize, task)
+            for task in ('classify', 'regress') for hybridize in (False, True)}

@@ -1,0 +1,68 @@
+"""Gluon under ``npx.set_np()`` (reflib/gluon/block.py's _NumpyFront, Parameter._np_arrays,
+the DataLoader's batches): training against MXNet 1.9.1 (golden/gluon_numpy_mode.json, from
+golden/gen_gluon_numpy_mode.py over golden/gluon_numpy_mode_cases.py), and the kinds of array."""
+
+import json
+import os
+import sys
+
+import numpy as onp
+import pytest
+
+import reflib as mx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, 'golden'))
+import gluon_numpy_mode_cases as cases  # noqa: E402
+
+with open(os.path.join(HERE, 'golden', 'gluon_numpy_mode.json')) as _f:
+    GOLDEN = json.load(_f)
+
+
+@pytest.mark.parametrize('key', sorted(GOLDEN))
+def test_training_as_mxnet_trains(key):
+    task, mode = key.split('/')
+    got = json.loads(json.dumps(cases.run_case(mx, mode == 'hybridized', task)))
+    want = GOLDEN[key]
+    assert got['kinds'] == want['kinds'] == {k: 'np' for k in want['kinds']}
+    onp.testing.assert_allclose(got['losses'], want['losses'], rtol=1e-5, atol=2e-6)
+    assert sorted(got['params']) == sorted(want['params'])
+    for name in want['params']:
+        onp.testing.assert_allclose(got['params'][name], want['params'][name], rtol=1e-5, atol=3e-6, err_msg=name)
+    assert not mx.npx.is_np_array()          # the case switched the semantics back off
+
+
+def test_the_switch_decides_when_the_values_are_made():
+    legacy = mx.gluon.nn.Dense(2, in_units=3)
+    legacy.initialize()
+    mx.npx.set_np()
+    try:
+        numpy_kind = mx.gluon.nn.Dense(2, in_units=3)
+        numpy_kind.initialize()
+        assert type(numpy_kind.weight.data()) is mx.np.ndarray
+        assert type(legacy.weight.data()) is mx.nd.NDArray     # made before the switch
+        out = numpy_kind(mx.np.ones((1, 3)))
+        assert type(out) is mx.np.ndarray and out.shape == (1, 2)
+    finally:
+        mx.npx.reset_np()
+    out = legacy(mx.nd.ones((1, 3)))
+    assert type(out) is mx.nd.NDArray
+
+
+def test_hybrid_forward_sees_mx_np_as_f_np():
+    seen = {}
+
+    class Probe(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            seen['np'], seen['npx'] = F.np, F.npx
+            return F.np.dot(x, x.T) + F.relu(x).sum()
+
+    mx.npx.set_np()
+    try:
+        x = mx.np.array([[1.0, -2.0]])
+        out = Probe()(x)
+    finally:
+        mx.npx.reset_np()
+    assert seen['np'] is mx.np and seen['npx'] is mx.npx
+    assert type(out) is mx.np.ndarray and out.item() == 6.0
+    assert not hasattr(mx.sym, 'np')         # no NumPy symbols: F.np cannot be traced
