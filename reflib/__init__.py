@@ -14,6 +14,9 @@ from . import ndarray
 from . import ndarray as nd
 from . import numpy as np
 from . import numpy_extension as npx
+# mx.nd.np and mx.nd.npx: MXNet's NumPy functions over arrays, reachable as F.np in a block's
+# hybrid_forward run imperatively (F is mx.nd); set here because mx.np is built on mx.nd
+ndarray.np, ndarray.npx = np, npx
 from . import kvstore
 from . import kvstore as kv
 from . import operator

@@ -39,9 +39,14 @@ class np_shape:
 
 
 def _scoped(func, scope, name):
-    """``func`` (a function, or every method and property of a class) run inside ``scope()``."""
+    """``func`` (a function, or every method and property of a class) run inside ``scope()``.
+
+    A class gets its inherited methods wrapped too (set on the class itself, the base classes
+    untouched), as MXNet's decorators do: a ``@use_np`` HybridBlock runs ``__call__`` and
+    ``forward`` under the switch as well as its own ``hybrid_forward``."""
     if inspect.isclass(func):
-        for attr, member in list(vars(func).items()):
+        for attr in dir(func):
+            member = inspect.getattr_static(func, attr)
             if isinstance(member, property):
                 setattr(func, attr, property(_scoped(member.fget, scope, name) if member.fget else None,
                                              member.fset, member.fdel, member.__doc__))

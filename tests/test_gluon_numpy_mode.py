@@ -66,3 +66,27 @@ def test_hybrid_forward_sees_mx_np_as_f_np():
     assert seen['np'] is mx.np and seen['npx'] is mx.npx
     assert type(out) is mx.np.ndarray and out.item() == 6.0
     assert not hasattr(mx.sym, 'np')         # no NumPy symbols: F.np cannot be traced
+
+
+def test_use_np_on_a_block_class_covers_its_inherited_call_and_forward():
+    """MXNet's class decorator wraps inherited methods too: parameters made by the first call
+    (deferred initialization, inside Block.__call__/forward) are mx.np arrays, and F.np in the
+    imperative hybrid_forward is mx.nd.np, which is mx.np."""
+    @mx.util.use_np
+    class Product(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.w = self.params.get('w', shape=(3, 2), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return F.np.dot(x, w)
+
+    block = Product()
+    block.initialize(mx.init.One())
+    out = block(mx.np.ones((4, 3)))
+    assert not mx.npx.is_np_array()                       # only inside the block's methods
+    assert type(block.w.data()) is mx.np.ndarray and type(out) is mx.np.ndarray
+    assert out.asnumpy().tolist() == [[3.0, 3.0]] * 4
+    assert mx.nd.np is mx.np and mx.nd.npx is mx.npx
+    assert mx.gluon.HybridBlock.forward is not Product.forward   # the base class is left as it was
