@@ -75,12 +75,19 @@ def use_np_shape(func):
 # with it off, whatever the thread that started it has turned on.  The state is the scope
 # in force, kept in a thread-local on the scope class (np_array, which MXNet calls
 # _NumpyArrayScope: MXNet's own thread tests reach for it by that name).
+class _ScopeInForce(threading.local):
+    """Per thread, the scope in force; None in a thread that never entered one.  (A class
+    default, not getattr's: a missing thread-local attribute costs an exception each time,
+    and every Gluon block call asks.)"""
+    value = None
+
+
 class np_array:
     """``with mx.np_array():`` runs a block with NumPy array semantics on in this thread
     (``active=False``: off), restoring the previous state after it, also when it raises.
     Shape semantics are left as they are (``use_np`` turns on both)."""
 
-    _current = threading.local()        # .value: the scope in force in this thread
+    _current = _ScopeInForce()          # .value: the scope in force in this thread
 
     def __init__(self, active=True):
         self._is_np_array = bool(active)
@@ -101,6 +108,7 @@ _NumpyArrayScope = np_array
 def is_np_array():
     """Whether NumPy array semantics are on in this thread (off by default, and off in every
     new thread, as in MXNet).  What the switch changes in reflib: see ``set_np``."""
+    # (getattr: MXNet's thread tests replace _current with a scope object)
     scope = getattr(np_array._current, 'value', None)
     return scope is not None and scope._is_np_array
 
