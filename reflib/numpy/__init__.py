@@ -9,7 +9,8 @@ What is here:
   between the two kinds, sharing memory.
 * creation (``array``, ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``zeros_like``,
   ``ones_like``; float32 unless a dtype is given), ``concatenate``, ``stack``, ``split``,
-  ``reshape``, ``sum``, ``mean``, ``dot``, ``exp``, ``log``, ``sqrt``, ``maximum``, ``minimum``,
+  ``reshape``, ``sum``, ``mean``, ``dot``, ``exp``, ``log``, ``sqrt``, ``tanh``, ``sin``, ``cos``,
+  ``abs``, ``square``, ``maximum``, ``minimum``,
   and ``mx.np.random`` (``uniform``, ``normal``, ``randint``, ``choice``, with NumPy's ``size=``).
 
 Every function runs the registry's operators through the imperative call path, so autograd
@@ -22,6 +23,9 @@ the DataLoader hand them back (see ``reflib.util.set_np``).  Also here: NumPy's 
 constants (``mx.np.float32`` is ``numpy.float32``), and ``item()``, ``float()``, ``int()`` of a
 one-element array.
 
+The elementwise functions keep an integer input's dtype (``exp`` of int32 is int32, the
+fraction dropped), as MXNet 1.9.1's do where NumPy would give floats.
+
 Not covered: NumPy's type promotion (two operands must share a dtype, as for NDArray, except
 that integer ``/`` gives float32), the rest of MXNet's ``mx.np`` functions, and MXNet's NumPy
 symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot be hybridized.
@@ -29,7 +33,7 @@ symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot 
 
 from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros_like, ones_like,
                          concatenate, stack, split, reshape, sum, mean, dot, exp, log, sqrt,
-                         maximum, minimum)
+                         maximum, minimum, abs, square, tanh, sin, cos)
 from . import random
 # NumPy's dtypes and constants, the very objects: mx.np.float32 is numpy.float32, as in MXNet
 from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, pi, e, inf,  # noqa: E402
@@ -38,5 +42,6 @@ bool = bool_      # noqa: A001  (MXNet's mx.np.bool is NumPy's bool_)
 
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
-           'maximum', 'minimum', 'random', 'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64',
-           'bool_', 'bool', 'pi', 'e', 'inf', 'nan', 'newaxis']
+           'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'random',
+           'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64', 'bool_', 'bool', 'pi', 'e',
+           'inf', 'nan', 'newaxis']

@@ -14,7 +14,7 @@ from ..util import np_shape as _np_shape
 
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
-           'maximum', 'minimum']
+           'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos']
 
 _float32 = _onp.dtype('float32')
 
@@ -441,12 +441,9 @@ def dot(a, b, out=None):
 
 
 def _unary(op_name, x, out):
-    _check(x, op_name)
-    with _np_shape():
-        if x._data.dtype.kind in 'iub':       # NumPy's functions give floats for integers
-            x = _call_operator('Cast', x, dtype='float32')
-        result = _call_operator(op_name, x)
-    return _into(_np(result), out)
+    # MXNet 1.9.1 keeps an integer input's dtype (np.cos of int32 [0, 1, 2] is [1, 0, 0]),
+    # where NumPy would give floats: reflib gives MXNet's numbers
+    return _same_kind(op_name, x, out)
 
 
 def exp(x, out=None):
@@ -462,6 +459,38 @@ def log(x, out=None):
 def sqrt(x, out=None):
     """The square root of each element of ``x``."""
     return _unary('sqrt', x, out)
+
+
+def tanh(x, out=None):
+    """The hyperbolic tangent of each element of ``x``."""
+    return _unary('tanh', x, out)
+
+
+def sin(x, out=None):
+    """The sine of each element of ``x`` (radians)."""
+    return _unary('sin', x, out)
+
+
+def cos(x, out=None):
+    """The cosine of each element of ``x`` (radians)."""
+    return _unary('cos', x, out)
+
+
+def _same_kind(op_name, x, out):
+    """An elementwise function whose result keeps ``x``'s dtype (integers stay integers)."""
+    _check(x, op_name)
+    with _np_shape():
+        return _into(_np(_call_operator(op_name, x)), out)
+
+
+def abs(x, out=None):           # noqa: A001  (NumPy's name)
+    """The absolute value of each element of ``x``, in its dtype."""
+    return _same_kind('abs', x, out)
+
+
+def square(x, out=None):
+    """Each element of ``x`` squared, in its dtype."""
+    return _same_kind('square', x, out)
 
 
 def _extreme(which, x1, x2, out):

@@ -1,0 +1,72 @@
+"""mx.npx operators (and a few mx.np functions) on mx.np arrays: the same calls under MXNet 1.9.1 (gen_npx.py records
+npx.json) and under reflib (test_npx.py).  Each case records the kind, shape, dtype and values
+of every result."""
+
+import numpy as onp
+
+
+def _record(mx, out):
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    return [{'np': isinstance(o, mx.np.ndarray), 'shape': list(o.shape), 'dtype': str(o.dtype),
+             'values': o.asnumpy().astype('float64').round(5).ravel().tolist()} for o in outs]
+
+
+def run(mx):
+    np, npx = mx.np, mx.npx
+    rs = onp.random.RandomState(3)
+
+    def a(*shape, scale=1.0):
+        return np.array((rs.normal(size=shape) * scale).astype('float32'))
+
+    x, img, seq = a(3, 4), a(2, 3, 5, 5), a(4, 2, 3)
+    calls = {
+        'relu': lambda: npx.relu(x),
+        'sigmoid': lambda: npx.sigmoid(x),
+        'softmax': lambda: npx.softmax(x, axis=-1),
+        'softmax_temperature': lambda: npx.softmax(x, axis=0, temperature=2.0),
+        'log_softmax': lambda: npx.log_softmax(x),
+        'activation': lambda: npx.activation(x, act_type='tanh'),
+        'leaky_relu': lambda: npx.leaky_relu(x, act_type='leaky', slope=0.2),
+        'fully_connected': lambda: npx.fully_connected(x, a(5, 4), a(5), num_hidden=5),
+        'convolution': lambda: npx.convolution(img, a(4, 3, 3, 3), a(4), kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        'deconvolution': lambda: npx.deconvolution(img, a(3, 2, 2, 2), kernel=(2, 2), num_filter=2, no_bias=True),
+        'pooling': lambda: npx.pooling(img, kernel=(2, 2), stride=(2, 2), pool_type='max'),
+        'batch_norm': lambda: npx.batch_norm(img, np.ones(3), np.zeros(3), a(3), np.ones(3) * 2, fix_gamma=False),
+        'layer_norm': lambda: npx.layer_norm(x, np.ones(4) * 2, np.zeros(4) + 0.5),
+        'dropout_outside_record': lambda: npx.dropout(x, p=0.5),
+        'embedding': lambda: npx.embedding(np.array([[0, 2], [1, 1]], dtype='float32'), a(3, 4), input_dim=3,
+                                           output_dim=4),
+        'sequence_mask': lambda: npx.sequence_mask(seq, np.array([1, 3], dtype='float32'),
+                                                   use_sequence_length=True, value=-1.0),
+        'pick': lambda: npx.pick(x, np.array([0, 3, 1], dtype='float32'), axis=1),
+        'one_hot': lambda: npx.one_hot(np.array([0, 2, 1], dtype='float32'), depth=4),
+        'topk': lambda: npx.topk(x, k=2, ret_typ='both'),
+        'batch_dot': lambda: npx.batch_dot(seq, a(4, 3, 2)),
+        'batch_flatten': lambda: npx.batch_flatten(img),
+        'reshape_like': lambda: npx.reshape_like(x, a(4, 3)),
+        'gather_nd': lambda: npx.gather_nd(x, np.array([[0, 2], [1, 3]], dtype='float32')),
+        'smooth_l1': lambda: npx.smooth_l1(x, scalar=1.0),
+        'erf': lambda: npx.erf(x),
+        'gammaln': lambda: npx.gammaln(np.abs(x) + 0.5),
+        'cast': lambda: npx.cast(x, dtype='float16'),
+        'slice': lambda: npx.slice(x, begin=(0, 1), end=(2, 3)),
+        'shape_array': lambda: npx.shape_array(img),
+        # and the mx.np functions this session added
+        'np.abs': lambda: np.abs(x),
+        'np.square': lambda: np.square(x),
+        'np.square_of_ints': lambda: np.square(np.array([[-3, 2]], dtype='int32')),
+        'np.tanh': lambda: np.tanh(x),
+        'np.sin': lambda: np.sin(x),
+        'np.cos_of_ints': lambda: np.cos(np.array([0, 1, 2], dtype='int32')),
+        'np.exp_of_ints': lambda: np.exp(np.array([1, 2, 5], dtype='int32')),
+        'np.sqrt_of_ints': lambda: np.sqrt(np.array([1, 2, 5], dtype='int32')),
+    }
+    found = {name: _record(mx, call()) for name, call in calls.items()}
+
+    w = a(3, 4)
+    w.attach_grad()
+    with mx.autograd.record():
+        loss = npx.log_softmax(npx.relu(w) * 2).sum()
+    loss.backward()
+    found['gradient_through_npx'] = _record(mx, [loss, w.grad])
+    return found
