@@ -63,6 +63,43 @@ def run_case(mx, hybridize, task):
         npx.reset_np()
 
 
+def softmax_from_scratch(mx):
+    """The readers' kind of script, written as d2l writes it for MXNet's NumPy mode: no
+    Gluon, arrays and autograd only (fancy indexing, argmax, astype, comparisons, item)."""
+    np, npx = mx.np, mx.npx
+    npx.set_np()
+    try:
+        rs = onp.random.RandomState(0)
+        X = np.array(rs.normal(size=(8, 5)).astype('float32'))
+        y = np.array(rs.randint(0, 3, 8).astype('float32'))
+        W = np.array(rs.normal(0, 0.01, (5, 3)).astype('float32'))
+        b = np.zeros(3)
+        W.attach_grad()
+        b.attach_grad()
+
+        def net(X):
+            logits = np.exp(np.dot(X.reshape((-1, W.shape[0])), W) + b)
+            return logits / logits.sum(1, keepdims=True)
+
+        def accuracy(y_hat, y):
+            return float((y_hat.argmax(axis=1).astype(y.dtype) == y).astype(y.dtype).sum())
+
+        found = []
+        for _ in range(3):
+            with mx.autograd.record():
+                y_hat = net(X)
+                loss = -np.log(y_hat[range(len(y_hat)), y.astype('int32')])
+            loss.backward()
+            for param in (W, b):
+                param[:] = param - 0.1 * param.grad / 8
+            found.append([round(float(loss.mean()), 6), accuracy(net(X), y), _kind(mx, loss)])
+        return {'steps': found, 'W': W.asnumpy().round(6).tolist(), 'b': b.asnumpy().round(6).tolist()}
+    finally:
+        npx.reset_np()
+
+
 def run(mx):
-    return {'%s/%s' % (task, 'hybridized' if hybridize else 'imperative'): run_case(mx, hybridize, task)
-            for task in ('classify', 'regress') for hybridize in (False, True)}
+    found = {'%s/%s' % (task, 'hybridized' if hybridize else 'imperative'): run_case(mx, hybridize, task)
+             for task in ('classify', 'regress') for hybridize in (False, True)}
+    found['softmax_from_scratch'] = softmax_from_scratch(mx)
+    return found
