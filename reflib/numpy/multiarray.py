@@ -2,6 +2,8 @@
 what is and is not covered); ``mx.np.random`` builds on this module."""
 
 
+import builtins as _builtins
+
 import numpy as _onp
 
 from ..base import MXNetError, numeric_types
@@ -14,7 +16,8 @@ from ..util import np_shape as _np_shape
 
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
-           'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos']
+           'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
+           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace']
 
 _float32 = _onp.dtype('float32')
 
@@ -200,6 +203,30 @@ class ndarray(NDArray):
         """``mx.np.dot(self, b)``."""
         return dot(self, b, out=out)
 
+    def max(self, axis=None, out=None, keepdims=False):
+        """``mx.np.max(self, ...)``."""
+        return max(self, axis=axis, out=out, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        """``mx.np.min(self, ...)``."""
+        return min(self, axis=axis, out=out, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        """``mx.np.prod(self, ...)``."""
+        return prod(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None):
+        """``mx.np.argmax(self, axis)``: int64 positions."""
+        return argmax(self, axis=axis, out=out)
+
+    def argmin(self, axis=None, out=None):
+        """``mx.np.argmin(self, axis)``: int64 positions."""
+        return argmin(self, axis=axis, out=out)
+
+    def clip(self, min=None, max=None, out=None):     # noqa: A002  (NumPy's argument names)
+        """``mx.np.clip(self, min, max)``."""
+        return clip(self, min, max, out=out)
+
     def __getitem__(self, key):
         if isinstance(key, ndarray):
             key = key.as_nd_ndarray()
@@ -234,7 +261,6 @@ class ndarray(NDArray):
     transpose = _converting(NDArray.transpose)
     abs = _converting(NDArray.abs)
     square = _converting(NDArray.square)
-    clip = _converting(NDArray.clip)
     expand_dims = _converting(NDArray.expand_dims)
 
 
@@ -422,6 +448,103 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     return _reduce('mean', a, axis, dtype, out, keepdims)
 
 
+def max(a, axis=None, out=None, keepdims=False):          # noqa: A001  (NumPy's name)
+    """The largest of ``a``'s elements over ``axis`` (None: all), in ``a``'s dtype."""
+    return _reduce('max', a, axis, None, out, keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False):          # noqa: A001  (NumPy's name)
+    """The smallest of ``a``'s elements over ``axis`` (None: all), in ``a``'s dtype."""
+    return _reduce('min', a, axis, None, out, keepdims)
+
+
+amax, amin = max, min
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The product of ``a``'s elements over ``axis`` (None: all)."""
+    return _reduce('prod', a, axis, dtype, out, keepdims)
+
+
+def _arg_extreme(op_name, a, axis, out):
+    _check(a, op_name)
+    with _np_shape():
+        flat = axis is None               # the position in the flattened array: a 0-d result
+        if flat:
+            a, axis = _to_shape(a, (a.size,)), 0
+        found = _call_operator(op_name, a, axis=axis)
+        if flat:
+            found = _to_shape(found, ())
+        # the operator gives float32 positions; MXNet's NumPy arg functions give int64
+        return _into(_np(_call_operator('Cast', found, dtype='int64')), out)
+
+
+def argmax(a, axis=None, out=None):
+    """The position of the largest element along ``axis`` (None: in the flattened array), as int64."""
+    return _arg_extreme('argmax', a, axis, out)
+
+
+def argmin(a, axis=None, out=None):
+    """The position of the smallest element along ``axis`` (None: in the flattened array), as int64."""
+    return _arg_extreme('argmin', a, axis, out)
+
+
+def clip(a, a_min, a_max, out=None):
+    """``a`` with its elements limited to [``a_min``, ``a_max``] (either may be None: no limit)."""
+    _check(a, 'clip')
+    if a_min is None and a_max is None:
+        raise ValueError('clip: a_min and a_max cannot both be None')
+    low = -_onp.inf if a_min is None else float(a_min)
+    high = _onp.inf if a_max is None else float(a_max)
+    with _np_shape():
+        return _into(_np(_call_operator('clip', a, a_min=low, a_max=high)), out)
+
+
+def where(condition, x, y):
+    """``x`` where ``condition`` is true (nonzero), else ``y``: three arrays of one shape, or
+    scalars for ``x`` and ``y``."""
+    _check(condition, 'where')
+    like = condition if condition._data.dtype.kind == 'f' else None
+    dtype = next((v._data.dtype for v in (x, y) if isinstance(v, NDArray)), _float32)
+    x, y = (full(condition.shape, v, dtype=dtype, ctx=condition.context) if isinstance(v, numeric_types)
+            else _check(v, 'where') for v in (x, y))
+    with _np_shape():
+        cond = like if like is not None else _call_operator('Cast', condition, dtype=dtype.name)
+        return _np(_call_operator('where', cond, x, y))
+
+
+def transpose(a, axes=None):
+    """``a`` with its axes permuted (``axes``; None: reversed)."""
+    _check(a, 'transpose')
+    with _np_shape():
+        if axes is None:
+            return _np(_call_operator('transpose', a))
+        return _np(_call_operator('transpose', a, axes=tuple(axes)))
+
+
+def expand_dims(a, axis):
+    """``a`` with a new axis of length 1 at ``axis``."""
+    _check(a, 'expand_dims')
+    with _np_shape():
+        return _np(_call_operator('expand_dims', a, axis=axis))
+
+
+def squeeze(a, axis=None):
+    """``a`` without its axes of length 1 (only ``axis`` when given)."""
+    _check(a, 'squeeze')
+    with _np_shape():
+        if axis is None:
+            return _np(_call_operator('squeeze', a))
+        return _np(_call_operator('squeeze', a, axis=axis))
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, ctx=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (``stop`` included unless
+    ``endpoint`` is False), float32 unless ``dtype`` says otherwise."""
+    values = _onp.linspace(start, stop, num, endpoint=endpoint, dtype=_onp.float64)
+    return array(values.astype(_dtype(dtype)), dtype=_dtype(dtype), ctx=ctx)
+
+
 # ------------------------------------------------------------------ products and elementwise
 def dot(a, b, out=None):
     """NumPy's dot product: vectors give their inner product (shape ``()``), matrices their
@@ -497,7 +620,8 @@ def _extreme(which, x1, x2, out):
     scalars = [isinstance(x, numeric_types) for x in (x1, x2)]
     with _np_shape():
         if all(scalars):
-            return _into(array(max(x1, x2) if which == 'maximum' else min(x1, x2)), out)
+            # (builtins: this module's max and min are NumPy's reductions)
+            return _into(array(_builtins.max(x1, x2) if which == 'maximum' else _builtins.min(x1, x2)), out)
         if scalars[0] or scalars[1]:
             arr, scalar = (x2, x1) if scalars[0] else (x1, x2)
             result = _call_operator('_%s_scalar' % which, _check(arr, which), scalar=float(scalar))

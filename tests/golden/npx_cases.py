@@ -60,6 +60,26 @@ def run(mx):
         'np.cos_of_ints': lambda: np.cos(np.array([0, 1, 2], dtype='int32')),
         'np.exp_of_ints': lambda: np.exp(np.array([1, 2, 5], dtype='int32')),
         'np.sqrt_of_ints': lambda: np.sqrt(np.array([1, 2, 5], dtype='int32')),
+        'np.max_axis0': lambda: np.max(x, axis=0),
+        'np.min_all': lambda: np.min(x),
+        'np.amax_keepdims': lambda: np.amax(x, axis=1, keepdims=True),
+        'np.prod': lambda: np.prod(x, axis=1),
+        'np.argmax_flat': lambda: np.argmax(x),
+        'np.argmax_axis1': lambda: np.argmax(x, axis=1),
+        'np.argmin_axis0': lambda: np.argmin(x, axis=0),
+        'np.clip': lambda: np.clip(x, -0.5, 0.5),
+        'np.clip_no_low': lambda: np.clip(x, None, 0.25),
+        'np.where_arrays': lambda: np.where(x > 0, x, -x),
+        'np.where_scalars': lambda: np.where(x > 0, 1.0, 0.0),
+        'np.transpose': lambda: np.transpose(img).shape and np.transpose(img),
+        'np.transpose_axes': lambda: np.transpose(img, (0, 2, 3, 1)),
+        'np.expand_dims': lambda: np.expand_dims(x, 1),
+        'np.squeeze': lambda: np.squeeze(np.expand_dims(x, 0)),
+        'np.linspace': lambda: np.linspace(0, 1, 5),
+        'np.linspace_no_end': lambda: np.linspace(-1, 1, 4, endpoint=False),
+        'method.max': lambda: x.max(axis=1),
+        'method.argmax': lambda: x.argmax(axis=1),
+        'method.clip': lambda: x.clip(0, 1),
     }
     found = {name: _record(mx, call()) for name, call in calls.items()}
 
@@ -69,4 +89,16 @@ def run(mx):
         loss = npx.log_softmax(npx.relu(w) * 2).sum()
     loss.backward()
     found['gradient_through_npx'] = _record(mx, [loss, w.grad])
+
+    v = a(3, 4)
+    v.attach_grad()
+    npx.set_np()            # MXNet adds two 0-d arrays only under NumPy shape semantics
+    try:
+        with mx.autograd.record():
+            picked = np.where(v > 0, np.clip(v, 0, 0.8), v * 0.5)
+            loss = np.max(np.transpose(picked), axis=1).sum() + np.prod(np.expand_dims(v[0], 0))
+        loss.backward()
+        found['gradient_through_np'] = _record(mx, [loss, v.grad])
+    finally:
+        npx.reset_np()
     return found
