@@ -10,7 +10,8 @@ the same initial parameters and data, four ways -- CPU imperative, CPU hybridize
 imperative, GPU hybridized -- and reports the largest difference of every parameter from
 the CPU imperative run (float32 rounding is expected, nothing more), that the GPU runs'
 arrays and executors live on the GPU, an export/import round trip on the GPU, and the time
-of one training step each way.  Writes ``gluon_gpu_check.json`` under --out.
+of one training step each way.  The MLP is also trained under ``npx.set_np()`` (every array
+an mx.np array) and by gluon.contrib.estimator from a CPU DataLoader.  Writes ``gluon_gpu_check.json`` under --out.
 """
 
 import argparse
@@ -50,19 +51,25 @@ def data(kind):
     return rs.uniform(-1, 1, shape).astype(np.float32), rs.randint(0, 10, shape[0]).astype(np.float32)
 
 
-def train(kind, ctx, hybrid, steps=5):
-    x_np, y_np = data(kind)
-    x, y = mx.nd.array(x_np, ctx=ctx), mx.nd.array(y_np, ctx=ctx)
-    net = build(kind)
-    net.initialize(ctx=ctx)
-    net(x)
+def set_params(net, ctx, array=mx.nd.array):
+    """The same starting values on every run, whatever the context."""
     rs = np.random.RandomState(1)
     for name in sorted(net.collect_params().keys()):
         param = net.collect_params()[name]
         value = rs.uniform(-0.3, 0.3, param.shape)
         if name.endswith('running_var'):
             value = np.abs(value) + 0.5
-        param.set_data(mx.nd.array(value.astype(np.float32), ctx=ctx))
+        param.set_data(array(value.astype(np.float32), ctx=ctx))
+
+
+def train(kind, ctx, hybrid, steps=5, array=mx.nd.array):
+    """``array``: mx.nd.array, or mx.np.array for a run under npx.set_np()."""
+    x_np, y_np = data(kind)
+    x, y = array(x_np, ctx=ctx), array(y_np, ctx=ctx)
+    net = build(kind)
+    net.initialize(ctx=ctx)
+    net(x)
+    set_params(net, ctx, array)
     loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()
     if hybrid:
         net.hybridize()
@@ -87,7 +94,34 @@ def train(kind, ctx, hybrid, steps=5):
     where = sorted({str(p.data().context) for p in net.collect_params().values()})
     if hybrid:
         where += sorted({str(e._ctx) for e in net._cached_op.executors()})
-    return net, x, {'losses': losses, 'params': params, 'contexts': where, 'step_ms': step_ms}
+    kinds = sorted({type(p.data()).__name__ for p in net.collect_params().values()} | {type(l).__name__})
+    return net, x, {'losses': losses, 'params': params, 'contexts': where, 'step_ms': step_ms, 'kinds': kinds}
+
+
+def train_numpy_mode(kind, ctx, hybrid):
+    """``train`` under npx.set_np(): parameters, batches and outputs are mx.np arrays."""
+    mx.npx.set_np()
+    try:
+        return train(kind, ctx, hybrid, array=mx.np.array)
+    finally:
+        mx.npx.reset_np()
+
+
+def train_estimator(ctx, epochs=2):
+    """The MLP trained by gluon.contrib.estimator from a DataLoader on the CPU: the estimator
+    splits each batch onto ``ctx``."""
+    x_np, y_np = data('mlp')
+    loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x_np, y_np), 8, shuffle=False)
+    net = build('mlp')
+    net.initialize(ctx=ctx)
+    net(mx.nd.array(x_np[:1], ctx=ctx))
+    set_params(net, ctx)
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
+    est = mx.gluon.contrib.estimator.Estimator(net, mx.gluon.loss.SoftmaxCrossEntropyLoss(), trainer=trainer,
+                                               context=ctx)
+    est.logger.handlers = []
+    est.fit(loader, epochs=epochs)
+    return {k: p.data().asnumpy() for k, p in net.collect_params().items()}
 
 
 def main():
@@ -97,11 +131,15 @@ def main():
     args = parser.parse_args()
     gpu = mx.cpu(0) if args.cpu else mx.gpu(0)
     report, ok = {'device': str(gpu)}, True
-    for kind in ('mlp', 'cnn', 'lstmp', 'deform'):
+    for kind in ('mlp', 'cnn', 'lstmp', 'deform', 'mlp-numpy-mode'):
         runs = {}
         for ctx in (mx.cpu(0), gpu):
             for hybrid in (False, True):
-                net, x, runs[str(ctx), hybrid] = train(kind, ctx, hybrid)
+                if kind == 'mlp-numpy-mode':
+                    net, x, runs[str(ctx), hybrid] = train_numpy_mode('mlp', ctx, hybrid)
+                    ok &= runs[str(ctx), hybrid]['kinds'] == ['ndarray']        # mx.np's class only
+                else:
+                    net, x, runs[str(ctx), hybrid] = train(kind, ctx, hybrid)
         base = runs[str(mx.cpu(0)), False]
         for key, run in runs.items():
             diff = max(float(np.abs(run['params'][k] - base['params'][k]).max()) for k in base['params'])
@@ -112,6 +150,8 @@ def main():
                   % (label, diff, 'ok' if good else 'DIFFERENT', run['step_ms'], run['contexts']))
             report[label] = {'max_param_diff': diff, 'step_ms': run['step_ms'], 'contexts': run['contexts'],
                              'losses': run['losses']}
+        if kind == 'mlp-numpy-mode':
+            continue
         # export on the GPU, imported back on the GPU: the same outputs
         prefix = os.path.join(args.out, kind)
         net.export(prefix)
@@ -120,6 +160,11 @@ def main():
         ok &= same < 1e-5
         print('%s export -> imports on %s: max difference %.2e' % (kind, gpu, same))
         report['%s export' % kind] = same
+    on_cpu, on_gpu = train_estimator(mx.cpu(0)), train_estimator(gpu)
+    diff = max(float(np.abs(on_gpu[k] - on_cpu[k]).max()) for k in on_cpu)
+    ok &= diff < 1e-4
+    print('estimator on %s: max |param - on cpu| %.2e  %s' % (gpu, diff, 'ok' if diff < 1e-4 else 'DIFFERENT'))
+    report['estimator max_param_diff'] = diff
     report['ok'] = bool(ok)
     with open(os.path.join(args.out, 'gluon_gpu_check.json'), 'w') as f:
         json.dump(report, f, indent=1)
