@@ -23,6 +23,24 @@ from device import get
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
 
 
+def load_flat_cases(filename):
+    """A golden file whose cases are stored flattened (gen_ops_update.py, gen_multi_update.py):
+    ``(meta, pieces)``, ``pieces(i)`` giving case ``i``'s arrays by key (``in0``, ``grad1_0``,
+    ``s0_out1``, ...) as its ``layout`` lists them."""
+    with np.load(os.path.join(GOLDEN_DIR, filename)) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    meta = json.loads(str(arrays['meta']))
+
+    def pieces(i):
+        flat, out, pos = arrays['c%d' % i], {}, 0
+        for key, shape, dtype in meta['cases'][i]['layout']:
+            n = int(np.prod(shape))
+            out[key] = flat[pos:pos + n].reshape(shape).astype(dtype)
+            pos += n
+        return out
+    return meta, pieces
+
+
 def infer_shapes(op_name, params, in_shapes, out_shapes=None):
     """(input shapes, output shapes) after one operator's shape inference; None = unknown."""
     op = get(op_name)

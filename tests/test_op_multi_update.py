@@ -11,7 +11,6 @@ optimizer steps, multi_sum_sq, multi_lars) and for update.py's AdamW (_adamw_upd
 """
 
 import json
-import os
 
 import numpy as np
 import pytest
@@ -23,26 +22,15 @@ from reflib.operator import OpEnv
 from reflib.operator.registry import Param
 import device
 from device import get
-from op_golden import GOLDEN_DIR
+from op_golden import load_flat_cases
 
-with np.load(os.path.join(GOLDEN_DIR, 'multi_update.npz')) as _npz:
-    _ARRAYS = {k: _npz[k] for k in _npz.files}
-META = json.loads(str(_ARRAYS['meta']))
+META, pieces = load_flat_cases('multi_update.npz')
 CASES = META['cases']
 UPDATES = [i for i, c in enumerate(CASES) if c['form'] == 'update']
 REDUCTIONS = [i for i, c in enumerate(CASES) if c['form'] == 'reduction']
 COUNT = {'_multi_lamb_update': 'num_tensors', '_multi_mp_lamb_update': 'num_tensors'}
 SINGLE = ('_adamw_update', '_mp_adamw_update')
 
-
-def pieces(i):
-    """Case ``i``'s arrays by key (``in0``, ``grad1_0``, ``s0_out1``, ``s1_in2``, ...)."""
-    flat, out, pos = _ARRAYS['c%d' % i], {}, 0
-    for key, shape, dtype in CASES[i]['layout']:
-        n = int(np.prod(shape))
-        out[key] = flat[pos:pos + n].reshape(shape).astype(dtype)
-        pos += n
-    return out
 
 
 def tolerance(dtype):

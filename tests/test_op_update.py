@@ -8,8 +8,6 @@
 3. names, shape and dtype inference, bad input.
 """
 
-import json
-import os
 
 import numpy as np
 import pytest
@@ -20,26 +18,15 @@ from reflib.context import cpu
 from reflib.operator import OpEnv
 import device
 from device import get
-from op_golden import GOLDEN_DIR
+from op_golden import load_flat_cases
 
-with np.load(os.path.join(GOLDEN_DIR, 'ops_update.npz')) as _npz:
-    _ARRAYS = {k: _npz[k] for k in _npz.files}
-META = json.loads(str(_ARRAYS['meta']))
+META, pieces = load_flat_cases('ops_update.npz')
 CASES = META['cases']
 OPERATORS = ['sgd_update', 'sgd_mom_update', 'mp_sgd_update', 'mp_sgd_mom_update', 'nag_mom_update',
              'mp_nag_mom_update', 'adam_update', 'rmsprop_update', 'rmspropalex_update', 'ftrl_update',
              'ftml_update', 'signsgd_update', 'signum_update', 'lamb_update_phase1', 'lamb_update_phase2',
              'mp_lamb_update_phase1', 'mp_lamb_update_phase2']
 
-
-def pieces(i):
-    """Case ``i``'s arrays by key (``in0``, ``grad1``, ``s0_out``, ``s1_in2``, ...)."""
-    flat, out, pos = _ARRAYS['c%d' % i], {}, 0
-    for key, shape, dtype in CASES[i]['layout']:
-        n = int(np.prod(shape))
-        out[key] = flat[pos:pos + n].reshape(shape).astype(dtype)
-        pos += n
-    return out
 
 
 def step_params(case, step):

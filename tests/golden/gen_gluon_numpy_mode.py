@@ -3,18 +3,7 @@
     /tmp/mxv/bin/python tests/golden/gen_gluon_numpy_mode.py
 """
 
-import json
-import os
-import sys
-
-import mxnet as mx
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from gluon_numpy_mode_cases import run  # noqa: E402
+import golden_json
 
 if __name__ == '__main__':
-    with open(os.path.join(HERE, 'gluon_numpy_mode.json'), 'w') as f:
-        json.dump(run(mx), f, sort_keys=True)
-        f.write('\n')
-    print('wrote gluon_numpy_mode.json')
+    golden_json.write('gluon_numpy_mode_cases', 'gluon_numpy_mode.json')
