@@ -728,6 +728,14 @@ def test_sparse_embedding_is_embedding_with_a_row_sparse_gradient():
     node = json.loads(sym.tojson())['nodes'][-1]
     assert (node['op'], node['name'], node['attrs']) == ('_contrib_SparseEmbedding', 'sparseembedding0',
                                                          {'input_dim': '3', 'output_dim': '2'})
+    # MXNet takes deterministic=True (a fixed summing order) on SparseEmbedding only, and
+    # writes it into the JSON; reflib's sum always has one order, so the numbers are the same
+    flagged = mx.sym.contrib.SparseEmbedding(mx.sym.var('d'), input_dim=3, output_dim=2, deterministic=True)
+    assert json.loads(flagged.tojson())['nodes'][-1]['attrs']['deterministic'] == 'True'
+    (out_flagged,), _ = op_forward('_contrib_SparseEmbedding', [data, weight], dict(params, deterministic=True))
+    np.testing.assert_array_equal(out_flagged, want)
+    with pytest.raises(mx.base.ParamError, match='deterministic'):
+        mx.sym.Embedding(mx.sym.var('d'), input_dim=3, output_dim=2, deterministic=True)
 
 
 def test_scatter_add_accumulates_repeated_indices():

@@ -421,6 +421,10 @@ class SparseEmbedding(Embedding):
     parameters, ``sparse_grad`` accepted and ignored."""
     name = '_contrib_SparseEmbedding'
     aliases = ()
+    # MXNet's kernel may sum a row's gradients in any order unless asked; reflib's backward
+    # always sums them in one order, so the flag changes nothing here
+    params = dict(Embedding.params, deterministic=Param('bool', False, doc='sum gradients in a fixed order '
+                                                                           '(reflib always does)'))
 
     def _sparse_grad(self, p):
         return True
