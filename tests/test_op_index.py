@@ -54,7 +54,7 @@ def test_golden_case(i):
 ADDED = ['take', 'pick', 'one_hot', 'gather_nd', 'scatter_nd', 'slice', 'slice_axis', 'slice_like', 'Crop',
          'tile', 'repeat', 'stack', 'squeeze', 'reshape_like', 'diag', 'depth_to_space', 'space_to_depth',
          'sort', 'argsort', 'topk', 'argmax', 'argmin', 'argmax_channel', 'norm', 'moments', 'prod',
-         'nansum', 'nanprod', '_arange', '_linspace', '_eye', '_histogram']
+         'nansum', 'nanprod', '_np_cumsum', '_arange', '_linspace', '_eye', '_histogram']
 
 
 def test_golden_covers_every_operator():
@@ -108,6 +108,8 @@ GRADIENTS = [
     ('norm', {'axis': (1,), 'keepdims': True}, [rand(2, 3)], None),
     ('norm', {'ord': 1, 'axis': (0,)}, [distinct(3, 2)], None),
     ('moments', {'axes': (1,)}, [rand(2, 3)], None),
+    ('_np_cumsum', {}, [rand(2, 3)], None),
+    ('_np_cumsum', {'axis': 2}, [rand(2, 3, 2)], None),
     ('moments', {'axes': (0, 2), 'keepdims': True}, [rand(2, 3, 2)], None),
     ('prod', {'axis': (1,)}, [rand(2, 3, low=0.5)], None),
     ('prod', {}, [distinct(2, 3)], None),
@@ -358,6 +360,8 @@ def test_slice_params_round_trip_through_json():
     ('argmax_channel', {}, [(3,)], 'axis=1'),
     ('norm', {'ord': 3}, [(2, 3)], 'ord=3'),
     ('moments', {}, [(2, 3)], 'axes'),
+    ('_np_cumsum', {'axis': -1}, [(2, 3)], 'not a negative one'),
+    ('_np_cumsum', {'axis': 2}, [(2, 3)], 'axis'),
     ('_histogram', {'bin_cnt': 3}, [(4,)], 'range'),
 ])
 def test_bad_shapes_and_params_are_refused_clearly(name, params, shapes, fragment):

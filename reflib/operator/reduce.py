@@ -1,5 +1,5 @@
 """Reductions: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``nansum``, ``nanprod``,
-``norm`` and ``moments`` over an ``axis`` tuple.
+``norm`` and ``moments`` over an ``axis`` tuple; and the running sum ``cumsum``.
 
 MXNet 1.x has no 0-d arrays: reducing every axis without ``keepdims`` gives
 shape ``(1,)``.  ``exclude=True`` reduces the axes *not* listed.
@@ -10,7 +10,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from ..shapes import prod as _prod
-from .common import fresh_copy, expand_to, is_numpy, sign_of
+from .common import fresh_copy, expand_to, is_numpy, sign_of, normalize_axis
 from ..base import ParamError, ShapeError
 from .sparse_rows import SparseRows
 
@@ -394,3 +394,66 @@ class Moments(_Reduce):
         g_var = out_grads[1] if out_grads[1] is not None else xp.zeros_like(outputs[1])
         grad = self._kept(p, g_mean, x) / count + self._kept(p, g_var, x) * (2 * (x - mean) / count)
         return [grad.astype(x.dtype)]
+
+
+# ================================================================ cumsum
+# the dtypes MXNet 1.9.1's _np_cumsum takes for its result
+CUMSUM_DTYPES = ('float16', 'float32', 'float64', 'int32', 'int64', 'int8')
+
+
+@register
+class CumSum(Operator):
+    """The running sum along ``axis`` (``numpy.cumsum``; a negative axis is refused, as MXNet
+    1.9.1 refuses it); with ``axis=None`` the input is flattened first.  The result has ``dtype`` when given, else the input's dtype (MXNet
+    1.9.1 keeps int8 as int8, where NumPy would widen it).  The gradient of element i
+    is the sum of the output gradients from i to the end: the running sum taken backwards."""
+    name = '_np_cumsum'
+    aliases = ('cumsum',)
+    params = {
+        'axis': Param('int_or_none', None, doc='the axis summed along; None flattens first'),
+        'dtype': Param('enum', None, choices=CUMSUM_DTYPES, doc="the result's dtype; None keeps the input's"),
+    }
+
+    def inputs(self, p):
+        return ['a']               # MXNet's name for it (a NumPy-interface operator)
+
+    def infer_shape(self, p, in_shapes, out_shapes, aux_shapes):
+        data, out = in_shapes[0], out_shapes[0]
+        if data is not None:
+            if p.axis is None:
+                want = (_prod(data),) if all(data) else (0,)
+            else:
+                self._checked_axis(p, len(data))
+                want = tuple(data)
+            out = merge_shape(out, want, 'cumsum output')
+        return [data], [out], aux_shapes
+
+    def infer_type(self, p, in_types, out_types, aux_types):
+        if p.dtype is None:
+            return super().infer_type(p, in_types, out_types, aux_types)
+        return list(in_types), [np.dtype(p.dtype)], aux_types     # the input's dtype stays open
+
+    def _axis(self, p, x):
+        return 0 if p.axis is None else self._checked_axis(p, x.ndim)
+
+    def _checked_axis(self, p, ndim):
+        # MXNet 1.9.1 refuses a negative axis here, though NumPy takes one
+        if p.axis < 0:
+            raise ParamError('%s (cumsum): axis=%d: MXNet 1.9.1 takes an axis from 0 to %d here, not a '
+                             'negative one' % (self.name, p.axis, ndim - 1))
+        return normalize_axis(self.name, 'axis', p.axis, ndim)
+
+    def forward(self, p, env, inputs, aux):
+        x = inputs[0]
+        flat = x.reshape(-1) if p.axis is None else x
+        dtype = x.dtype if p.dtype is None else np.dtype(p.dtype)
+        return [env.xp.cumsum(flat, axis=self._axis(p, flat), dtype=dtype)]
+
+    def backward_reads(self, p):
+        return [0], []             # the input's shape and dtype only
+
+    def backward(self, p, env, out_grads, inputs, outputs, aux):
+        xp, x, g = env.xp, inputs[0], out_grads[0]
+        axis = self._axis(p, g)
+        tail_sums = xp.flip(xp.cumsum(xp.flip(g, axis=axis), axis=axis), axis=axis)
+        return [tail_sums.reshape(x.shape).astype(x.dtype, copy=False)]

@@ -148,6 +148,10 @@ REDUCE = [
     ('nansum', {'axis': 1, 'keepdims': True}, [((3, 4), 'nans')]),
     ('nanprod', {'axis': 1}, [((3, 4), 'nans')]),
     ('nanprod', {'axis': (0,)}, [((3, 2), 'nans')]),
+    ('cumsum', {}, [(2, 3)]),
+    ('cumsum', {'axis': 1}, [(3, 4)]),
+    ('cumsum', {'axis': 2}, [(2, 3, 2)]),
+    ('cumsum', {'axis': 0, 'dtype': 'float64'}, [(3, 2)]),
 ]
 
 CREATION = [
