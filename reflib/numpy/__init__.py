@@ -12,7 +12,8 @@ What is here:
   ``reshape``, ``sum``, ``mean``, ``dot``, ``exp``, ``log``, ``sqrt``, ``tanh``, ``sin``, ``cos``,
   ``abs``, ``square``, ``maximum``, ``minimum``, ``max``/``amax``, ``min``/``amin``, ``prod``,
   ``argmax``, ``argmin`` (int64), ``clip``, ``where``, ``transpose``, ``expand_dims``, ``squeeze``,
-  ``linspace``,
+  ``linspace``, ``sinh``, ``cosh``, ``power``, ``tile``, ``repeat``, ``cumsum``, ``var``, ``std``,
+  ``meshgrid``, ``genfromtxt``, ``broadcast_to`` (the functions d2l's MXNet edition calls),
   and ``mx.np.random`` (``uniform``, ``normal``, ``randint``, ``choice``, with NumPy's ``size=``).
 
 Every function runs the registry's operators through the imperative call path, so autograd
@@ -36,7 +37,8 @@ symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot 
 from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros_like, ones_like,
                          concatenate, stack, split, reshape, sum, mean, dot, exp, log, sqrt,
                          maximum, minimum, abs, square, tanh, sin, cos, max, min, amax, amin, prod,
-                         argmax, argmin, clip, where, transpose, expand_dims, squeeze, linspace)
+                         argmax, argmin, clip, where, transpose, expand_dims, squeeze, linspace, sinh, cosh,
+                         power, tile, repeat, cumsum, var, std, meshgrid, genfromtxt, broadcast_to)
 from . import random
 # NumPy's dtypes and constants, the very objects: mx.np.float32 is numpy.float32, as in MXNet
 from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, pi, e, inf,  # noqa: E402
@@ -46,6 +48,7 @@ bool = bool_      # noqa: A001  (MXNet's mx.np.bool is NumPy's bool_)
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
            'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
-           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'random',
+           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
+           'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt', 'broadcast_to', 'random',
            'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64', 'bool_', 'bool', 'pi', 'e',
            'inf', 'nan', 'newaxis']

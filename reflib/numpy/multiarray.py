@@ -7,6 +7,7 @@ import builtins as _builtins
 import numpy as _onp
 
 from ..base import MXNetError, numeric_types
+from ..fluent import FLUENT_METHODS
 from ..context import current_context
 from ..ndarray import ndarray as _legacy
 from ..ndarray import tape as _tape
@@ -17,9 +18,14 @@ from ..util import np_shape as _np_shape
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
            'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
-           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace']
+           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
+           'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt',
+           'broadcast_to']
 
 _float32 = _onp.dtype('float32')
+
+# NDArray's fluent methods that MXNet 1.9.1's mx.np.ndarray keeps with the same meaning
+_NUMPY_FLUENT = frozenset(['repeat', 'swapaxes'])
 
 
 def _np(x):
@@ -254,10 +260,43 @@ class ndarray(NDArray):
         return _np(NDArray.__neg__(self))
 
 
+    def __getattr__(self, name):
+        # the few fluent methods (reflib/fluent.py) MXNet 1.9.1's NumPy arrays keep, run under
+        # NumPy shapes and handing back mx.np arrays; it refuses the rest (x.tile, x.exp, ...)
+        if name not in _NUMPY_FLUENT:
+            if name.startswith('__') or name not in FLUENT_METHODS:
+                raise AttributeError('mx.np.ndarray object has no attribute %r' % name)
+            raise AttributeError('mx.np.ndarray object has no attribute %r (MXNet 1.9.1 keeps it for legacy '
+                                 'NDArrays only: call mx.np.%s or mx.npx.%s on the array)' % (name, name, name))
+        method = NDArray.__getattr__(self, name)
+
+        def run(*args, **kwargs):
+            with _np_shape():
+                return _np(method(*args, **kwargs))
+        run.__name__ = name
+        return run
+
+    def broadcast_to(self, shape):
+        """This array broadcast to ``shape``; see ``mx.np.broadcast_to``."""
+        return broadcast_to(self, shape)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """The running sum along ``axis`` (None: over the flattened array); see ``mx.np.cumsum``."""
+        return cumsum(self, axis=axis, dtype=dtype, out=out)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """The variance over ``axis`` (None: all); see ``mx.np.var``."""
+        return var(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """The standard deviation over ``axis`` (None: all); see ``mx.np.std``."""
+        return std(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
     copy = _converting(NDArray.copy)
     astype = _converting(NDArray.astype)
     detach = _converting(NDArray.detach)
     as_in_context = _converting(NDArray.as_in_context)
+    as_in_ctx = as_in_context       # MXNet's NumPy arrays have both names
     transpose = _converting(NDArray.transpose)
     abs = _converting(NDArray.abs)
     square = _converting(NDArray.square)
@@ -638,3 +677,142 @@ def maximum(x1, x2, out=None):
 def minimum(x1, x2, out=None):
     """The elementwise smaller of ``x1`` and ``x2`` (arrays that broadcast, or a number)."""
     return _extreme('minimum', x1, x2, out)
+
+
+
+def sinh(x, out=None):
+    """The hyperbolic sine of each element of ``x``."""
+    return _unary('sinh', x, out)
+
+
+def cosh(x, out=None):
+    """The hyperbolic cosine of each element of ``x``."""
+    return _unary('cosh', x, out)
+
+
+def power(x1, x2, out=None):
+    """``x1`` raised to ``x2``, elementwise: two arrays that broadcast, or an array and a
+    number.  As in MXNet 1.9.1, a number meeting an integer array takes the array's dtype
+    first (``power(int32 array, 0.5)`` raises to the power 0)."""
+    scalars = [isinstance(x, numeric_types) for x in (x1, x2)]
+    if all(scalars):
+        return _into(array(x1 ** x2), out)
+    with _np_shape():
+        if scalars[0] or scalars[1]:
+            arr, scalar = (_check(x2, 'power'), x1) if scalars[0] else (_check(x1, 'power'), x2)
+            if arr._data.dtype.kind in 'iub':
+                scalar = int(scalar)
+            op_name = '_rpower_scalar' if scalars[0] else '_power_scalar'
+            result = _call_operator(op_name, arr, scalar=float(scalar))
+        else:
+            result = _call_operator('broadcast_power', _check(x1, 'power'), _check(x2, 'power'))
+    return _into(_np(result), out)
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times (an int, or one count per axis: NumPy's rules when
+    ``reps`` and ``A`` differ in length)."""
+    _check(A, 'tile')
+    reps = (int(reps),) if isinstance(reps, (int, _onp.integer)) else tuple(int(r) for r in reps)
+    with _np_shape():
+        return _np(_call_operator('tile', A, reps=reps))
+
+
+def repeat(a, repeats, axis=None):
+    """Each element of ``a`` repeated ``repeats`` times (an int) along ``axis`` (None:
+    over the flattened array)."""
+    _check(a, 'repeat')
+    if not isinstance(repeats, (int, _onp.integer)):
+        raise TypeError('mx.np.repeat: repeats must be an int in MXNet 1.9.1, got %r' % (repeats,))
+    with _np_shape():
+        return _np(_call_operator('repeat', a, repeats=int(repeats), axis=axis))
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """The running sum of ``a`` along ``axis`` (None: over the flattened array), in ``a``'s
+    dtype unless ``dtype`` is given."""
+    _check(a, 'cumsum')
+    params = {} if dtype is None else {'dtype': _onp.dtype(dtype).name}
+    with _np_shape():
+        return _into(_np(_call_operator('_np_cumsum', a, axis=axis, **params)), out)
+
+
+def _moment(a, axis, dtype, out, ddof, keepdims, what):
+    """The variance of ``a`` over ``axis`` (divided by the count less ``ddof``), or its
+    square root, from recorded operators.
+
+    An integer array is computed in its own dtype, every mean truncated, as MXNet 1.9.1
+    computes it: ``var`` of int32 [1, 2, ..., 6] is 3 (the mean 3, then 19 // 6), not 2.92.
+
+    Unlike MXNet 1.9.1, whose ``np.var`` and ``np.std`` give every input a zero gradient,
+    autograd here differentiates them (tests/test_npx.py records MXNet's zeros)."""
+    _check(a, what)
+    centred = a - mean(a, axis=axis, keepdims=True)
+    variance = mean(centred * centred, axis=axis, keepdims=keepdims)
+    if ddof:
+        count = a.size // _builtins.max(1, variance.size)
+        scaled = variance * (count / (count - ddof))
+        variance = scaled if scaled._data.dtype == variance._data.dtype else scaled.astype(variance._data.dtype)
+    result = sqrt(variance) if what == 'std' else variance
+    if dtype is not None and result._data.dtype != _onp.dtype(dtype):
+        result = result.astype(dtype)
+    return _into(result, out)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The variance of ``a``'s elements over ``axis`` (None: all), ``ddof`` subtracted from
+    the count it divides by."""
+    return _moment(a, axis, dtype, out, ddof, keepdims, 'var')
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The standard deviation of ``a``'s elements over ``axis`` (None: all)."""
+    return _moment(a, axis, dtype, out, ddof, keepdims, 'std')
+
+
+def meshgrid(*xi, **kwargs):
+    """Coordinate arrays from 1-d arrays, as NumPy's ``meshgrid``: ``indexing='xy'`` (the
+    default: the first two axes swapped, as for plotting) or ``'ij'``.  Each result is its
+    input reshaped and broadcast (recorded, so gradients flow back to the inputs)."""
+    indexing = kwargs.pop('indexing', 'xy')
+    kwargs.pop('copy', None)                    # the results are always new arrays here
+    if kwargs.pop('sparse', False):
+        raise NotImplementedError('mx.np.meshgrid: sparse=True is not supported in reflib')
+    if kwargs:
+        raise TypeError('mx.np.meshgrid: unexpected keyword arguments %s' % sorted(kwargs))
+    if indexing not in ('xy', 'ij'):
+        raise ValueError("mx.np.meshgrid: indexing must be 'xy' or 'ij', got %r" % (indexing,))
+    arrays = [_check(x, 'meshgrid') for x in xi]
+    sizes = [x.size for x in arrays]
+    if indexing == 'xy' and len(arrays) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grids = []
+    with _np_shape():
+        for k, x in enumerate(arrays):
+            axis = {0: 1, 1: 0}.get(k, k) if indexing == 'xy' and len(arrays) > 1 else k
+            shape = [1] * len(arrays)
+            shape[axis] = x.size
+            column = _call_operator('Reshape', x, shape=tuple(shape))
+            grids.append(_np(_call_operator('broadcast_to', column, shape=tuple(sizes))))
+    return grids
+
+
+def genfromtxt(*args, **kwargs):
+    """Read a text table with NumPy's ``genfromtxt`` (same arguments) into an array of the
+    dtype NumPy gives (float64 for numbers), on ``ctx`` when given."""
+    ctx = kwargs.pop('ctx', None)
+    table = _onp.genfromtxt(*args, **kwargs)
+    return array(table, dtype=table.dtype, ctx=ctx)
+
+
+def broadcast_to(array, shape):
+    """``array`` repeated along new leading axes and its axes of length 1 to fill ``shape``
+    (NumPy's broadcasting rules)."""
+    _check(array, 'broadcast_to')
+    shape = _nd_shape(shape)
+    if len(shape) < array.ndim:
+        raise MXNetError('mx.np.broadcast_to: cannot broadcast an array of shape %s to the shorter shape %s'
+                         % (array.shape, shape))
+    with _np_shape():
+        padded = _to_shape(array, (1,) * (len(shape) - array.ndim) + tuple(array.shape))
+        return _np(_call_operator('broadcast_to', padded, shape=shape))

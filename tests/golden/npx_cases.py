@@ -19,6 +19,7 @@ def run(mx):
         return np.array((rs.normal(size=shape) * scale).astype('float32'))
 
     x, img, seq = a(3, 4), a(2, 3, 5, 5), a(4, 2, 3)
+    ints = np.array([[1, 2, 3], [4, 5, 6]], dtype='int32')
     calls = {
         'relu': lambda: npx.relu(x),
         'sigmoid': lambda: npx.sigmoid(x),
@@ -80,6 +81,43 @@ def run(mx):
         'method.max': lambda: x.max(axis=1),
         'method.argmax': lambda: x.argmax(axis=1),
         'method.clip': lambda: x.clip(0, 1),
+        # the mx.np functions and methods d2l's MXNet edition calls (added in session 16)
+        'np.sinh': lambda: np.sinh(x),
+        'np.cosh': lambda: np.cosh(x),
+        'np.sinh_of_ints': lambda: np.sinh(ints),
+        'np.power_arrays': lambda: np.power(np.abs(x) + 0.5, x),
+        'np.power_broadcast': lambda: np.power(np.abs(x) + 0.5, np.array([1.0, 2.0, 0.5, 3.0])),
+        'np.power_scalar_exponent': lambda: np.power(x, 2),
+        'np.power_scalar_base': lambda: np.power(2, x),
+        'np.power_ints_half': lambda: np.power(ints, 0.5),
+        'np.power_ints': lambda: np.power(ints, 2),
+        'np.tile_int': lambda: np.tile(x, 2),
+        'np.tile_longer_reps': lambda: np.tile(x, (2, 1, 2)),
+        'np.tile_ints': lambda: np.tile(ints, (2, 1)),
+        'np.repeat_flat': lambda: np.repeat(x, 2),
+        'np.repeat_axis0': lambda: np.repeat(x, 3, axis=0),
+        'np.cumsum_flat': lambda: np.cumsum(x),
+        'np.cumsum_axis1': lambda: np.cumsum(x, axis=1),
+        'np.cumsum_ints': lambda: np.cumsum(ints),
+        'np.cumsum_float64': lambda: np.cumsum(ints, dtype='float64'),
+        'np.var_all': lambda: np.var(x),
+        'np.std_axis0': lambda: np.std(x, axis=0),
+        'np.std_ddof_keepdims': lambda: np.std(x, axis=1, ddof=1, keepdims=True),
+        'np.std_of_ints': lambda: np.std(ints),
+        'np.var_of_ints': lambda: np.var(ints),
+        'np.meshgrid_xy': lambda: np.meshgrid(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0])),
+        'np.meshgrid_ij': lambda: np.meshgrid(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0]), indexing='ij'),
+        'np.meshgrid_three': lambda: np.meshgrid(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0]),
+                                                 np.array([6.0, 7.0, 8.0, 9.0])),
+        'np.genfromtxt': lambda: np.genfromtxt(['1,2.5,3', '4,5,-6'], delimiter=','),
+        'method.cumsum': lambda: x.cumsum(axis=0),
+        'method.std': lambda: x.std(),
+        'method.var_axis': lambda: x.var(axis=1),
+        'method.repeat': lambda: x.repeat(2, axis=1),
+        'method.swapaxes': lambda: img.swapaxes(1, 3),
+        'method.as_in_ctx': lambda: x.as_in_ctx(mx.cpu()),
+        'method.broadcast_to': lambda: x[0].broadcast_to((2, 4)),
+        'np.broadcast_to': lambda: np.broadcast_to(x[:, :1], (2, 3, 4)),
     }
     found = {name: _record(mx, call()) for name, call in calls.items()}
 
@@ -99,6 +137,19 @@ def run(mx):
             loss = np.max(np.transpose(picked), axis=1).sum() + np.prod(np.expand_dims(v[0], 0))
         loss.backward()
         found['gradient_through_np'] = _record(mx, [loss, v.grad])
+        u = a(3, 4)
+        u.attach_grad()
+        with mx.autograd.record():
+            gx, gy = np.meshgrid(u[0], u[1])
+            loss = (np.cumsum(np.power(np.abs(u) + 0.5, 2), axis=1) * np.tile(u[2], (3, 1))).sum() \
+                + np.repeat(np.sinh(u), 2, axis=0).sum() + (gx * gy).sum()
+        loss.backward()
+        found['gradient_through_np_d2l'] = _record(mx, [loss, u.grad])
+        # MXNet 1.9.1 gives np.var and np.std a zero gradient (reflib differentiates them)
+        with mx.autograd.record():
+            spread = np.std(u, axis=0).sum() + np.var(u)
+        spread.backward()
+        found['mxnet_gradient_of_std_and_var'] = _record(mx, [spread, u.grad])
     finally:
         npx.reset_np()
     return found
