@@ -130,10 +130,10 @@ def set_np(shape=True, array=True):
     ``mx.np.ndarray`` outputs, imperative or hybridized, and its ``hybrid_forward`` gets an
     ``F`` whose functions do too (``F.np`` is ``mx.np``); the DataLoader's default batchify,
     ``gluon.utils.split_data`` and ``split_and_load`` give ``mx.np.ndarray`` batches.  The
-    ``mx.np`` functions work with the switch on or off.  Not covered: MXNet's NumPy symbols
-    (``mx.sym.np``), so a block whose ``hybrid_forward`` calls ``F.np`` runs imperatively but
-    cannot be hybridized; and the legacy ``mx.nd`` functions called directly keep giving
-    legacy NDArrays.
+    ``mx.np`` functions work with the switch on or off.  ``F.npx`` traces too (``mx.sym.npx``).
+    Not covered: MXNet's NumPy symbols (``mx.sym.np``), so a block whose ``hybrid_forward``
+    calls ``F.np`` runs imperatively but cannot be hybridized; and the legacy ``mx.nd``
+    functions called directly keep giving legacy NDArrays.
     """
     if array and not shape:
         raise ValueError('NumPy array semantics need NumPy shape semantics: call set_np(shape=True, '

@@ -40,6 +40,18 @@ def test_softmax_regression_from_scratch_as_mxnet():
     onp.testing.assert_allclose(got['b'], want['b'], atol=2e-6)
 
 
+def test_d2l_hybrid_net_with_f_npx_hybridizes_as_in_mxnet():
+    # d2l's hybridize section: hybrid_forward calls F.npx.relu, so tracing needs mx.sym.npx
+    got, want = json.loads(json.dumps(cases.d2l_hybrid_net(mx))), GOLDEN['d2l_hybrid_net']
+    assert got['F'] == want['F'] == ['ndarray', 'ndarray', 'symbol']
+    for mode in ('imperative', 'hybridized'):
+        assert got[mode]['kind'] == want[mode]['kind'] == 'np'
+        onp.testing.assert_allclose(got[mode]['out'], want[mode]['out'], rtol=1e-5, atol=1e-6)
+        for g, w in zip(got[mode]['grads'], want[mode]['grads']):
+            onp.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    assert mx.sym.npx.relu.__name__ == 'relu' and set(mx.sym.npx.__all__) == set(mx.npx.OPERATORS)
+
+
 def test_the_switch_decides_when_the_values_are_made():
     legacy = mx.gluon.nn.Dense(2, in_units=3)
     legacy.initialize()

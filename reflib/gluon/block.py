@@ -197,6 +197,9 @@ class _NumpyFront:
     def __init__(self, namespace):
         self._namespace = namespace
 
+    def __repr__(self):
+        return repr(self._namespace)        # print(F) shows the module, as in MXNet
+
     def __getattr__(self, name):
         if name == 'np':
             found = _mx_np

@@ -31,7 +31,8 @@ fraction dropped), as MXNet 1.9.1's do where NumPy would give floats.
 
 Not covered: NumPy's type promotion (two operands must share a dtype, as for NDArray, except
 that integer ``/`` gives float32), the rest of MXNet's ``mx.np`` functions, and MXNet's NumPy
-symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot be hybridized.
+symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot be hybridized
+(one that calls ``F.npx`` can: ``mx.sym.npx`` has every ``mx.npx`` operator).
 """
 
 from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros_like, ones_like,

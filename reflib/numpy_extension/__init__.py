@@ -4,7 +4,7 @@
 Each ``npx`` operator is a registry operator under another name (``npx.relu`` is ``relu``,
 ``npx.fully_connected`` is ``FullyConnected``, ...), with the same parameters, run through the
 one imperative call path (so autograd records it) and its results handed back as
-``mx.np.ndarray``.  Not here: ``npx.reshape`` (its shape codes differ from ``Reshape``'s),
+``mx.np.ndarray``; ``mx.sym.npx`` has the same operators on Symbols.  Not here: ``npx.reshape`` (its shape codes differ from ``Reshape``'s),
 ``npx.nonzero``, ``npx.arange_like``, ``npx.image`` and ``npx.random``.
 """
 
@@ -12,21 +12,8 @@ from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  
 from ..ndarray import waitall  # noqa: F401
 from ..ndarray.ndarray import _call_operator
 from ..numpy.multiarray import _np
+from ..operator.npx_names import OPERATORS
 from ..util import set_np, reset_np, is_np_array, is_np_shape  # noqa: F401
-
-# npx name -> the registry operator it runs
-OPERATORS = {
-    'relu': 'relu', 'sigmoid': 'sigmoid', 'softmax': 'softmax', 'log_softmax': 'log_softmax',
-    'activation': 'Activation', 'leaky_relu': 'LeakyReLU', 'fully_connected': 'FullyConnected',
-    'convolution': 'Convolution', 'deconvolution': 'Deconvolution', 'pooling': 'Pooling',
-    'batch_norm': 'BatchNorm', 'layer_norm': 'LayerNorm', 'dropout': 'Dropout', 'embedding': 'Embedding',
-    'rnn': 'RNN', 'sequence_mask': 'SequenceMask', 'pick': 'pick', 'one_hot': 'one_hot', 'topk': 'topk',
-    'batch_dot': 'batch_dot', 'batch_flatten': 'Flatten', 'reshape_like': 'reshape_like',
-    'gather_nd': 'gather_nd', 'smooth_l1': 'smooth_l1', 'erf': 'erf', 'erfinv': 'erfinv', 'gamma': 'gamma',
-    'gammaln': 'gammaln', 'cast': 'Cast', 'slice': 'slice', 'shape_array': 'shape_array',
-    'roi_pooling': 'ROIPooling', 'multibox_prior': '_contrib_MultiBoxPrior',
-    'multibox_target': '_contrib_MultiBoxTarget', 'multibox_detection': '_contrib_MultiBoxDetection',
-}
 
 
 def _npx_function(name, op_name):

@@ -33,6 +33,7 @@ del _name
 from . import linalg, random  # noqa: E402,F401  (mx.sym.linalg.gemm, mx.sym.random.uniform, ... as in MXNet)
 from . import contrib  # noqa: E402,F401  (mx.sym.contrib.ctc_loss, ... as in MXNet)
 from . import image  # noqa: E402,F401  (mx.sym.image.to_tensor, ... as in MXNet)
+from . import npx  # noqa: E402,F401  (mx.sym.npx.relu, ...: F.npx in a hybridized block)
 from . import sparse  # noqa: E402  (mx.sym.sparse.elemwise_add, ... as in MXNet: the functions above)
 vars(sparse).update({_name: globals()[_name] for _name in sparse.__all__})
 

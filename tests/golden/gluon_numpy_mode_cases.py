@@ -98,8 +98,51 @@ def softmax_from_scratch(mx):
         npx.reset_np()
 
 
+def d2l_hybrid_net(mx):
+    """d2l's HybridNet (its hybridize section): Dense, ``F.npx.relu``, Dense, run imperatively
+    and then hybridized (``F`` is mx.sym: ``F.npx.relu`` must exist on Symbols), with the
+    gradients of one backward pass each way."""
+    np, npx, gluon = mx.np, mx.npx, mx.gluon
+
+    class HybridNet(gluon.nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super(HybridNet, self).__init__(**kwargs)
+            self.hidden = gluon.nn.Dense(4)
+            self.output = gluon.nn.Dense(2)
+
+        def hybrid_forward(self, F, x):
+            seen.append(F.__name__.split('.')[-1])
+            x = F.npx.relu(self.hidden(x))
+            return self.output(x)
+
+    npx.set_np()
+    try:
+        seen, found = [], {}
+        net = HybridNet(prefix='hn_')
+        net.initialize()
+        x = np.array(onp.random.RandomState(5).normal(size=(3, 3)).astype(onp.float32))
+        net(x)
+        params = [p for _, p in sorted(net.collect_params().items())]
+        for p, w in zip(params, _weights([p.shape for p in params], 2)):
+            p.set_data(np.array(w))
+        for mode in ('imperative', 'hybridized'):
+            if mode == 'hybridized':
+                net.hybridize()
+            with mx.autograd.record():
+                out = net(x)
+            out.backward()
+            found[mode] = {'out': out.asnumpy().round(6).tolist(), 'kind': _kind(mx, out),
+                           'grads': [p.grad().asnumpy().round(6).tolist() for p in params]}
+        net(x)                    # the cached graph: hybrid_forward is not called again
+        found['F'] = seen
+        return found
+    finally:
+        npx.reset_np()
+
+
 def run(mx):
     found = {'%s/%s' % (task, 'hybridized' if hybridize else 'imperative'): run_case(mx, hybridize, task)
              for task in ('classify', 'regress') for hybridize in (False, True)}
     found['softmax_from_scratch'] = softmax_from_scratch(mx)
+    found['d2l_hybrid_net'] = d2l_hybrid_net(mx)
     return found
