@@ -36,7 +36,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 from ..shapes import prod as _prod, format_shape as _fmt
-from .common import any_true, to_host
+from .common import any_true, to_host, rounded_once
 from ..base import ShapeError, MXNetError
 
 _NORMALIZATION = ('null', 'batch', 'valid')
@@ -48,7 +48,7 @@ def _scalar(value, like):
 
 
 def _softmax(xp, x, axis):
-    e = xp.exp(x - x.max(axis=axis, keepdims=True))
+    e = rounded_once(xp, xp.exp, x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -299,7 +299,7 @@ class LogisticRegressionOutput(_Regression):
 
     def forward(self, p, env, inputs, aux):
         xp, x = env.xp, inputs[0]
-        e = xp.exp(-xp.abs(x))  # never overflows
+        e = rounded_once(xp, xp.exp, -xp.abs(x))  # never overflows
         one = _scalar(1, x)
         return [xp.where(x >= 0, one / (one + e), e / (one + e))]
 
@@ -486,7 +486,7 @@ class SoftmaxCrossEntropy(Operator):
 
     def _log_softmax(self, xp, x):
         shifted = x - x.max(axis=1, keepdims=True)
-        return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+        return shifted - rounded_once(xp, xp.log, rounded_once(xp, xp.exp, shifted).sum(axis=1, keepdims=True))
 
     def forward(self, p, env, inputs, aux):
         xp, x, label = env.xp, inputs[0], inputs[1]
@@ -506,5 +506,5 @@ class SoftmaxCrossEntropy(Operator):
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, x, label = env.xp, inputs[0], inputs[1]
         target = _class_index(label).reshape(-1, 1) == xp.arange(x.shape[1])
-        grad = xp.exp(self._log_softmax(xp, x)) - target.astype(x.dtype)
+        grad = rounded_once(xp, xp.exp, self._log_softmax(xp, x)) - target.astype(x.dtype)
         return [grad * out_grads[0].reshape(1, 1), None]

@@ -10,7 +10,7 @@ import numpy as np
 from .registry import Operator, Param, register
 from ..shapes import merge_shape, merge_dtype
 from ..shapes import prod as _prod, format_shape as _fmt_shape
-from .common import same_as_data, erf_array, scatter_add
+from .common import same_as_data, erf_array, scatter_add, rounded_once
 from .sparse_rows import SparseRows, summed_rows
 from ..base import ShapeError, ParamError
 
@@ -117,7 +117,7 @@ class Activation(Operator):
             xp.maximum(x, 0, out=out)
         elif p.act_type == 'sigmoid':
             xp.negative(x, out=out)
-            xp.exp(out, out=out)
+            rounded_once(xp, xp.exp, out, out=out)
             xp.add(1, out, out=out)
             xp.divide(1, out, out=out)
         elif p.act_type == 'tanh':
@@ -138,7 +138,7 @@ class Activation(Operator):
         if p.act_type == 'tanh':
             return [xp.multiply(g, 1 - y * y, out=out)]
         if p.act_type == 'softrelu':      # d/dx log(1+e^x) = sigmoid(x) = 1 - e^{-y}
-            return [xp.multiply(g, 1 - xp.exp(-y), out=out)]
+            return [xp.multiply(g, 1 - rounded_once(xp, xp.exp, -y), out=out)]
         return [xp.divide(g, (1 + xp.abs(x)) ** 2, out=out)]     # softsign
 
 

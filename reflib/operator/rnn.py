@@ -52,7 +52,7 @@ output, ``reserve`` (MXNet's reserve space), so backward does not run forward ag
 """
 
 from ..base import ParamError, ShapeError
-from .common import shape_str, any_true, to_host
+from .common import shape_str, any_true, to_host, rounded_once
 from .registry import Operator, Param, register
 from ..shapes import merge_shape
 
@@ -132,7 +132,7 @@ class _Reserve:
 def _sigmoid(xp, x):
     """``1 / (1 + exp(-x))`` in place."""
     xp.negative(x, out=x)
-    xp.exp(x, out=x)
+    rounded_once(xp, xp.exp, x, out=x)
     x += 1
     xp.reciprocal(x, out=x)
     return x

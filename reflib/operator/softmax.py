@@ -19,6 +19,7 @@ Backward, with y the output and g its head gradient::
 import numpy as np
 
 from .registry import Operator, Param, register
+from .common import rounded_once
 from ..shapes import merge_shape
 from ..base import ParamError, ShapeError
 
@@ -96,11 +97,11 @@ class Softmax(_SoftmaxBase):
             lowest = x.dtype.type(np.finfo(x.dtype).min)
             top = xp.where(mask, z, lowest).max(axis=axis, keepdims=True)
             # masked entries are shifted to 0 (no overflow), then zeroed after exp
-            e = xp.exp(xp.where(mask, z, top) - top) * mask
+            e = rounded_once(xp, xp.exp, xp.where(mask, z, top) - top) * mask
             total = e.sum(axis=axis, keepdims=True)
             y = e / xp.where(total > 0, total, x.dtype.type(1))  # an empty slice gives zeros
         else:
-            e = xp.exp(z - z.max(axis=axis, keepdims=True))
+            e = rounded_once(xp, xp.exp, z - z.max(axis=axis, keepdims=True))
             y = e / e.sum(axis=axis, keepdims=True)
         return [y.astype(self._out_dtype(p, x), copy=False)]
 
@@ -155,14 +156,15 @@ class LogSoftmax(_SoftmaxBase):
         target = env.target(0) if p.dtype is None else None
         shifted = xp.subtract(z, z.max(axis=axis, keepdims=True), out=target)
         # shifted - log(sum(exp(shifted))), the difference written over shifted
-        y = xp.subtract(shifted, xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True)), out=shifted)
+        total = rounded_once(xp, xp.exp, shifted).sum(axis=axis, keepdims=True)
+        y = xp.subtract(shifted, rounded_once(xp, xp.log, total), out=shifted)
         return [y if p.dtype is None else y.astype(self._out_dtype(p, x), copy=False)]
 
     def backward(self, p, env, out_grads, inputs, outputs, aux):
         xp, x, y, g = env.xp, inputs[0], outputs[0], out_grads[0]
         axis = self._axis(p, x.ndim)
         target = env.grad_target(0) if y.dtype == x.dtype else None
-        dx = xp.exp(y, out=target)
+        dx = rounded_once(xp, xp.exp, y, out=target)
         dx = xp.subtract(g, xp.multiply(dx, g.sum(axis=axis, keepdims=True), out=dx), out=dx)
         if p.temperature not in (None, 1.0):
             dx = xp.divide(dx, self._temperature(p, y), out=dx)

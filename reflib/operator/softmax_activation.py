@@ -18,7 +18,7 @@ reflib uses the true gradient along axis 0.)
 """
 
 from .registry import Operator, Param, register
-from .common import same_as_data, shape_str
+from .common import same_as_data, shape_str, rounded_once
 from ..base import ShapeError
 
 
@@ -47,7 +47,7 @@ class SoftmaxActivation(Operator):
         xp, x = env.xp, inputs[0]
         self._check(p, x.shape)
         axis = 1 if p.mode == 'channel' else x.ndim - 1
-        e = xp.exp(x - x.max(axis=axis, keepdims=True))
+        e = rounded_once(xp, xp.exp, x - x.max(axis=axis, keepdims=True))
         return [e / e.sum(axis=axis, keepdims=True)]
 
     def backward_reads(self, p):

@@ -11,6 +11,7 @@ domain's edge the gradient is inf (arcsin at 1), as in MXNet.
 import math
 
 from .registry import register
+from .common import rounded_once
 from .unary import UnaryMath
 
 
@@ -19,7 +20,7 @@ class Sin(UnaryMath):
     name = 'sin'
 
     def fn(self, xp, x):
-        return xp.sin(x)
+        return rounded_once(xp, xp.sin, x)
 
     def deriv(self, xp, x, y):
         return xp.cos(x)
@@ -30,7 +31,7 @@ class Cos(UnaryMath):
     name = 'cos'
 
     def fn(self, xp, x):
-        return xp.cos(x)
+        return rounded_once(xp, xp.cos, x)
 
     def deriv(self, xp, x, y):
         return -xp.sin(x)

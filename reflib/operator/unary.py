@@ -5,7 +5,9 @@
 ``div_sqrt_dim`` (attention's scaling by the square root of the last axis).
 
 Each is one class with its forward ``fn`` and its derivative ``deriv`` side by
-side; the backward is ``out_grad * deriv(x, y)``.  Python scalars meet arrays
+side; the backward is ``out_grad * deriv(x, y)``.  float32 ``exp`` and the logarithms
+(and trig.py's ``sin`` and ``cos``) are computed in float64 and rounded once on the host,
+as the C library's functions that MXNet calls round them (common.rounded_once).  Python scalars meet arrays
 only as ``x.dtype.type(value)``, so float32 data stays float32.  Outside an
 operator's domain the IEEE answer comes back without a warning, as in MXNet
 (log of a negative number is NaN, of 0 is -inf).  The trigonometric family is
@@ -17,7 +19,7 @@ import math
 import numpy as np
 
 from .registry import Operator, Param, register
-from .common import sign_of
+from .common import sign_of, rounded_once
 from ..base import TypeInferError
 
 
@@ -58,7 +60,7 @@ class Exp(UnaryMath):
     name = 'exp'
 
     def fn(self, xp, x):
-        return xp.exp(x)
+        return rounded_once(xp, xp.exp, x)
 
     def deriv(self, xp, x, y):
         return y
@@ -70,7 +72,7 @@ class Log(UnaryMath):
     name = 'log'
 
     def fn(self, xp, x):
-        return xp.log(x)
+        return rounded_once(xp, xp.log, x)
 
     def deriv(self, xp, x, y):
         return 1 / x
@@ -129,7 +131,7 @@ class Log2(UnaryMath):
     name = 'log2'
 
     def fn(self, xp, x):
-        return xp.log2(x)
+        return rounded_once(xp, xp.log2, x)
 
     def deriv(self, xp, x, y):
         return 1 / (x * x.dtype.type(math.log(2)))
@@ -140,7 +142,7 @@ class Log10(UnaryMath):
     name = 'log10'
 
     def fn(self, xp, x):
-        return xp.log10(x)
+        return rounded_once(xp, xp.log10, x)
 
     def deriv(self, xp, x, y):
         return 1 / (x * x.dtype.type(math.log(10)))
@@ -244,7 +246,7 @@ class Sigmoid(UnaryMath):
     name = 'sigmoid'
 
     def fn(self, xp, x):
-        return 1 / (1 + xp.exp(-x))
+        return 1 / (1 + rounded_once(xp, xp.exp, -x))
 
     def deriv(self, xp, x, y):
         return y * (1 - y)
