@@ -82,3 +82,68 @@ def test_numpy_arrays_refuse_the_legacy_methods_mxnet_refuses():
     assert not hasattr(x, 'tile') and hasattr(x, 'repeat') and hasattr(x, 'swapaxes')
     assert isinstance(x.repeat(2), mx.np.ndarray) and x.swapaxes(0, 1).shape == (3, 2)
     assert x.as_in_ctx(mx.cpu()) is x          # MXNet hands back the array itself
+
+
+GOLDEN_DIR = os.path.join(HERE, 'golden')
+
+
+def _npx_golden():
+    import gen_ndarray_files          # the arrays MXNet saved (golden/, on sys.path above)
+    return gen_ndarray_files.npx_arrays()
+
+
+def test_npx_save_writes_mxnets_bytes_and_load_reads_them(tmp_path):
+    listed, named = _npx_golden()
+    mx.npx.set_np()
+    try:
+        mx.npx.save(str(tmp_path / 'list.nd'), [mx.np.array(x, dtype=x.dtype) for x in listed])
+        mx.npx.save(str(tmp_path / 'dict.nd'), {k: mx.np.array(x, dtype=x.dtype) for k, x in named.items()})
+        mx.npx.save(str(tmp_path / 'one.nd'), mx.np.array(listed[0]))
+        back_list = mx.npx.load(os.path.join(GOLDEN_DIR, 'mx_npx_list.nd'))
+        back_dict = mx.npx.load(os.path.join(GOLDEN_DIR, 'mx_npx_dict.nd'))
+        (one,) = mx.npx.load(str(tmp_path / 'one.nd'))      # one array comes back as a list, as in MXNet
+    finally:
+        mx.npx.reset_np()
+    for mine, theirs in (('list.nd', 'mx_npx_list.nd'), ('dict.nd', 'mx_npx_dict.nd')):
+        with open(os.path.join(GOLDEN_DIR, theirs), 'rb') as f:
+            assert (tmp_path / mine).read_bytes() == f.read(), mine
+    assert all(type(a) is mx.np.ndarray for a in back_list + list(back_dict.values()) + [one])
+    assert back_list[1].shape == () and back_list[1].item() == 2.5
+    assert [a.asnumpy().tolist() for a in back_list] == [x.tolist() for x in listed]
+    assert sorted(back_dict) == ['x', 'y'] and back_dict['y'].dtype == onp.int32
+    assert one.asnumpy().tolist() == listed[0].tolist()
+
+
+def test_npx_save_and_load_refuse_what_mxnet_refuses(tmp_path):
+    x = mx.np.ones(2)
+    with pytest.raises(ValueError, match='set_np'):
+        mx.npx.save(str(tmp_path / 'a.nd'), x)            # outside NumPy semantics
+    mx.npx.set_np()
+    try:
+        with pytest.raises(TypeError, match='legacy NDArray'):
+            mx.npx.save(str(tmp_path / 'a.nd'), [x.as_nd_ndarray()])
+        with pytest.raises(ValueError, match='int'):
+            mx.npx.save(str(tmp_path / 'a.nd'), 3)
+        mx.npx.save(str(tmp_path / 'a.nd'), [x])
+    finally:
+        mx.npx.reset_np()
+    with pytest.raises(ValueError, match='set_np'):
+        mx.npx.load(str(tmp_path / 'a.nd'))
+
+
+def test_random_randn_and_multinomial_draw_what_numpy_describes():
+    mx.random.seed(3)
+    assert mx.np.random.randn(2, 3).shape == (2, 3) and mx.np.random.randn().shape == ()
+    draws = mx.np.random.randn(20000).asnumpy()
+    assert draws.dtype == onp.float32 and abs(draws.mean()) < 0.03 and abs(draws.std() - 1) < 0.03
+    counts = mx.np.random.multinomial(10, [1 / 6.0] * 6, size=(500,))
+    assert counts.shape == (500, 6) and counts.dtype == onp.int64
+    assert (counts.asnumpy().sum(axis=1) == 10).all()
+    share = counts.asnumpy().sum(axis=0) / 5000.0
+    assert onp.abs(share - 1 / 6.0).max() < 0.02            # d2l's die: every face near 1/6
+    assert mx.np.random.multinomial(1, mx.np.array([0.0, 1.0])).tolist() == [0, 1]
+    assert mx.np.random.multinomial(0, [0.5, 0.5]).tolist() == [0, 0]
+    with pytest.raises(ValueError, match='sum to more than 1'):
+        mx.np.random.multinomial(3, [0.7, 0.7, 0.1])
+    with pytest.raises(NotImplementedError, match='ord=3'):
+        mx.np.linalg.norm(mx.np.ones((2, 2)), ord=3)

@@ -13,8 +13,9 @@ What is here:
   ``abs``, ``square``, ``maximum``, ``minimum``, ``max``/``amax``, ``min``/``amin``, ``prod``,
   ``argmax``, ``argmin`` (int64), ``clip``, ``where``, ``transpose``, ``expand_dims``, ``squeeze``,
   ``linspace``, ``sinh``, ``cosh``, ``power``, ``tile``, ``repeat``, ``cumsum``, ``var``, ``std``,
-  ``meshgrid``, ``genfromtxt``, ``broadcast_to`` (the functions d2l's MXNet edition calls),
-  and ``mx.np.random`` (``uniform``, ``normal``, ``randint``, ``choice``, with NumPy's ``size=``).
+  ``meshgrid``, ``genfromtxt``, ``broadcast_to``, ``log10`` and ``linalg.norm`` (the functions
+  d2l's MXNet edition calls), and ``mx.np.random`` (``uniform``, ``normal``, ``randn``,
+  ``randint``, ``choice``, ``multinomial``, with NumPy's ``size=``).
 
 Every function runs the registry's operators through the imperative call path, so autograd
 records it as it records ``mx.nd``.  The functions run under NumPy shape semantics whatever
@@ -39,8 +40,8 @@ from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros
                          concatenate, stack, split, reshape, sum, mean, dot, exp, log, sqrt,
                          maximum, minimum, abs, square, tanh, sin, cos, max, min, amax, amin, prod,
                          argmax, argmin, clip, where, transpose, expand_dims, squeeze, linspace, sinh, cosh,
-                         power, tile, repeat, cumsum, var, std, meshgrid, genfromtxt, broadcast_to)
-from . import random
+                         power, tile, repeat, cumsum, var, std, meshgrid, genfromtxt, broadcast_to, log10)
+from . import random, linalg
 # NumPy's dtypes and constants, the very objects: mx.np.float32 is numpy.float32, as in MXNet
 from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, pi, e, inf,  # noqa: E402
                    nan, newaxis)
@@ -50,6 +51,7 @@ __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zero
            'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
            'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
            'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
-           'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt', 'broadcast_to', 'random',
+           'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt', 'broadcast_to',
+           'log10', 'random', 'linalg',
            'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64', 'bool_', 'bool', 'pi', 'e',
            'inf', 'nan', 'newaxis']

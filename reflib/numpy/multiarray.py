@@ -20,7 +20,7 @@ __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zero
            'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
            'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
            'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt',
-           'broadcast_to']
+           'broadcast_to', 'log10']
 
 _float32 = _onp.dtype('float32')
 
@@ -678,6 +678,11 @@ def minimum(x1, x2, out=None):
     """The elementwise smaller of ``x1`` and ``x2`` (arrays that broadcast, or a number)."""
     return _extreme('minimum', x1, x2, out)
 
+
+
+def log10(x, out=None):
+    """The base-10 logarithm of each element of ``x``."""
+    return _unary('log10', x, out)
 
 
 def sinh(x, out=None):

@@ -13,9 +13,9 @@ import numpy as _onp
 from ..context import current_context
 from ..ndarray.ndarray import _call_operator
 from ..util import np_shape as _np_shape
-from .multiarray import _check, _into, _np, _nd_shape, _to_shape, ndarray, arange
+from .multiarray import _check, _into, _np, _nd_shape, _to_shape, ndarray, arange, array
 
-__all__ = ['uniform', 'normal', 'randint', 'choice']
+__all__ = ['uniform', 'normal', 'randn', 'randint', 'choice', 'multinomial']
 
 
 def _size(size):
@@ -57,6 +57,14 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
     ``scale``, of shape ``size`` (None: one value), float32 unless ``dtype`` says otherwise."""
     params = _numbers('normal', loc=loc, scale=scale)
     return _draw('_random_normal', params, size, dtype or 'float32', ctx, out)
+
+
+def randn(*size, **kwargs):
+    """Standard normal values (mean 0, standard deviation 1) of shape ``size`` (the
+    dimensions as separate arguments; none: one value), float32."""
+    if any(isinstance(d, (tuple, list)) for d in size):
+        raise TypeError('mx.np.random.randn: give the dimensions as separate integers, got %r' % (size,))
+    return normal(0.0, 1.0, size=size or None, dtype=kwargs.get('dtype'), ctx=kwargs.get('ctx'))
 
 
 def randint(low, high=None, size=None, dtype=None, ctx=None, out=None):
@@ -108,3 +116,25 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
         if isinstance(a, ndarray):
             picks = _call_operator('take', a, picks.astype(a.dtype), axis=0)
     return _into(_np(picks), out)
+
+
+def multinomial(n, pvals, size=None):
+    """How many of ``n`` draws from the categories of probabilities ``pvals`` (a list or a
+    1-d array) fell into each: shape ``size + (len(pvals),)``, int64, each row summing to n."""
+    if isinstance(n, bool) or not isinstance(n, (int, _onp.integer)) or n < 0:
+        raise ValueError('mx.np.random.multinomial: n must be a non-negative integer, got %r' % (n,))
+    probs = pvals if isinstance(pvals, ndarray) else array(_onp.asarray(pvals, dtype=_onp.float32))
+    if probs.ndim != 1:
+        raise ValueError('mx.np.random.multinomial: pvals must be 1-dimensional, got shape %s' % (probs.shape,))
+    if float(probs.asnumpy()[:-1].sum()) > 1.0 + 1e-6:
+        raise ValueError('mx.np.random.multinomial: the probabilities pvals[:-1] sum to more than 1')
+    shape, categories = _size(size), probs.shape[0]
+    with _np_shape():
+        if n == 0:
+            counts = _call_operator('_zeros', shape=shape + (categories,), ctx=probs.context, dtype='int64')
+        else:
+            picks = _call_operator('_sample_multinomial', probs, shape=shape + (n,), dtype='int32')
+            hits = _call_operator('one_hot', picks, depth=categories, dtype='int64')
+            counts = _call_operator('sum', hits, axis=(len(shape),))
+            counts = _to_shape(counts, shape + (categories,))
+    return _np(counts)

@@ -44,6 +44,13 @@ def params_arrays():
     }
 
 
+def npx_arrays():
+    """What npx.save writes in d2l's read-write section: a list and a dict of mx.np arrays."""
+    listed = [np.arange(4, dtype=np.float32), np.array(2.5, dtype=np.float32)]
+    named = {'x': np.arange(4, dtype=np.float32), 'y': np.zeros((2, 3), dtype=np.int32)}
+    return listed, named
+
+
 def main():
     import mxnet as mx
 
@@ -65,6 +72,14 @@ def main():
     # a 0-d array can only be stored in numpy-shape mode (record magic 0xF993FACA)
     with mx.util.np_shape(True):
         mx.nd.save(path('mx_npshape_scalar.nd'), [mx.nd.array(np.array(2.5, dtype=np.float32))])
+    # mx.npx.save: mx.np arrays (a 0-d one too), a list and a dict, under npx.set_np()
+    mx.npx.set_np()
+    try:
+        listed, named = npx_arrays()
+        mx.npx.save(path('mx_npx_list.nd'), [mx.np.array(x, dtype=x.dtype) for x in listed])
+        mx.npx.save(path('mx_npx_dict.nd'), {k: mx.np.array(x, dtype=x.dtype) for k, x in named.items()})
+    finally:
+        mx.npx.reset_np()
     # sparse storage (row_sparse), which reflib loads and saves back byte for byte
     rsp = mx.nd.sparse.row_sparse_array((np.ones((1, 2), np.float32), np.array([1])), shape=(3, 2))
     mx.nd.save(path('mx_row_sparse.nd'), [rsp])
