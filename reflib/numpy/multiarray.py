@@ -141,13 +141,16 @@ class ndarray(NDArray):
         return None if grad is None else ndarray(grad._data, grad.context)
 
     def __repr__(self):
+        # NumPy's repr, with MXNet's rule for the dtype: float32 (MXNet's default) is never
+        # named, even where NumPy puts it on a line of its own; bool is not named either (NumPy
+        # never names it); every other dtype is named, float64 and int64 included
         text = repr(self.asnumpy())
-        if self._data.dtype == _float32:
-            head, sep, _ = text.rpartition(', dtype=float32')
-            if sep:         # numpy names float32, the one dtype MXNet's arrays leave unnamed
-                text = head.rstrip().rstrip(',') + ')'
-        elif 'dtype=' not in text:
-            text = text[:-1] + ', dtype=%s)' % self._data.dtype.name
+        dtype = self._data.dtype
+        if 'dtype=' in text:
+            if dtype == _float32:
+                text = text[:text.rindex(',')] + ')'
+        elif dtype not in (_float32, _onp.bool_):
+            text = text[:-1] + ', dtype=%s)' % dtype.name
         return text
 
     def __str__(self):
