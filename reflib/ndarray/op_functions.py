@@ -108,7 +108,7 @@ def invoke(op_name, *args, **kwargs):
             raise
     # the dtypes MXNet's type inference gives (a bound executor allocates these): numpy's
     # promotion (int32 data times float32 weights -> float64) must not decide them
-    results = [NDArray(o if t is None or o.dtype == t else o.astype(t), ctx)
+    results = [NDArray(o if t is None or o.dtype == t else _converted(o, t), ctx)
                for o, t in zip(outs[:op.visible_outputs(p)], out_types)]
     targets = None if out is None else (out if isinstance(out, (list, tuple)) else [out])
     if targets is not None and len(targets) != len(results):
@@ -196,6 +196,13 @@ def _sparse_call(op, p, inputs, out):
         check_out(target, result.shape, result.dtype, 'nd.%s' % op.name)
         result.copyto(target)           # any storage into any: dense, or cast to the target's form
     return out
+
+
+def _converted(values, dtype):
+    # a NaN or infinity becoming an integer (arcsin of int32 2 stays int32, as in MXNet) gives
+    # the C conversion's value, as MXNet's kernels do, without numpy's RuntimeWarning
+    with np.errstate(invalid='ignore', over='ignore'):
+        return values.astype(dtype)
 
 
 def _failed_outputs(op, p, inputs, nin, out_types, ctx, error):

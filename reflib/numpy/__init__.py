@@ -14,7 +14,9 @@ What is here:
   ``argmax``, ``argmin`` (int64), ``clip``, ``where``, ``transpose``, ``expand_dims``, ``squeeze``,
   ``linspace``, ``sinh``, ``cosh``, ``power``, ``tile``, ``repeat``, ``cumsum``, ``var``, ``std``,
   ``meshgrid``, ``genfromtxt``, ``broadcast_to``, ``log10`` and ``linalg.norm`` (the functions
-  d2l's MXNet edition calls), and ``mx.np.random`` (``uniform``, ``normal``, ``randn``,
+  d2l's MXNet edition calls), NumPy's other elementwise functions (``floor``, ``sign``,
+  ``arctan``, ... and ``add``, ``equal``, ...), ``flip``, ``ravel``, ``eye``, ``identity``,
+  ``full_like``, and ``mx.np.random`` (``uniform``, ``normal``, ``randn``,
   ``randint``, ``choice``, ``multinomial``, with NumPy's ``size=``).
 
 Every function runs the registry's operators through the imperative call path, so autograd
@@ -41,6 +43,9 @@ from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros
                          maximum, minimum, abs, square, tanh, sin, cos, max, min, amax, amin, prod,
                          argmax, argmin, clip, where, transpose, expand_dims, squeeze, linspace, sinh, cosh,
                          power, tile, repeat, cumsum, var, std, meshgrid, genfromtxt, broadcast_to, log10)
+from .multiarray import flip, ravel, eye, identity, full_like, _MORE_UNARY, _BY_OPERATOR
+from . import multiarray as _multiarray
+globals().update({_name: getattr(_multiarray, _name) for _name in list(_MORE_UNARY) + list(_BY_OPERATOR)})
 from . import random, linalg
 # NumPy's dtypes and constants, the very objects: mx.np.float32 is numpy.float32, as in MXNet
 from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, pi, e, inf,  # noqa: E402
@@ -52,6 +57,7 @@ __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zero
            'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
            'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
            'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt', 'broadcast_to',
-           'log10', 'random', 'linalg',
+           'log10', 'flip', 'ravel', 'eye', 'identity', 'full_like', 'random', 'linalg',
            'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64', 'bool_', 'bool', 'pi', 'e',
            'inf', 'nan', 'newaxis']
+__all__ += list(_MORE_UNARY) + list(_BY_OPERATOR)

@@ -3,6 +3,7 @@ what is and is not covered); ``mx.np.random`` builds on this module."""
 
 
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _onp
 
@@ -20,7 +21,7 @@ __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zero
            'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
            'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
            'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt',
-           'broadcast_to', 'log10']
+           'broadcast_to', 'log10', 'flip', 'ravel', 'eye', 'identity', 'full_like']
 
 _float32 = _onp.dtype('float32')
 
@@ -824,3 +825,114 @@ def broadcast_to(array, shape):
     with _np_shape():
         padded = _to_shape(array, (1,) * (len(shape) - array.ndim) + tuple(array.shape))
         return _np(_call_operator('broadcast_to', padded, shape=shape))
+
+
+
+# ------------------------------------------------------------------ more elementwise functions
+# NumPy name -> (registry operator, what it computes); like exp, each keeps an integer
+# input's dtype, as MXNet 1.9.1's do (floor of int32 is int32, arcsin of int32 2 is the
+# integer a NaN converts to)
+_MORE_UNARY = {
+    'log2': ('log2', 'The base-2 logarithm of each element of ``x``.'),
+    'log1p': ('log1p', 'log(1 + x) for each element of ``x``, accurate near 0.'),
+    'expm1': ('expm1', 'exp(x) - 1 for each element of ``x``, accurate near 0.'),
+    'floor': ('floor', 'The largest integer not above each element of ``x``.'),
+    'ceil': ('ceil', 'The smallest integer not below each element of ``x``.'),
+    'trunc': ('trunc', 'Each element of ``x`` with its fraction dropped (toward zero).'),
+    'fix': ('fix', 'Each element of ``x`` rounded toward zero.'),
+    'rint': ('rint', 'Each element of ``x`` rounded to the nearest integer, a half downward '
+                     '(MXNet 1.9.1\'s rint: 1.5 gives 1, -0.5 gives -1; NumPy rounds halves to even).'),
+    'sign': ('sign', '-1, 0 or 1: the sign of each element of ``x``.'),
+    'negative': ('negative', 'Each element of ``x`` negated.'),
+    'reciprocal': ('reciprocal', '1 / x for each element of ``x``.'),
+    'tan': ('tan', 'The tangent of each element of ``x`` (radians).'),
+    'arcsin': ('arcsin', 'The inverse sine of each element of ``x``.'),
+    'arccos': ('arccos', 'The inverse cosine of each element of ``x``.'),
+    'arctan': ('arctan', 'The inverse tangent of each element of ``x``.'),
+    'cbrt': ('cbrt', 'The cube root of each element of ``x``.'),
+    'degrees': ('degrees', 'Each element of ``x`` converted from radians to degrees.'),
+    'radians': ('radians', 'Each element of ``x`` converted from degrees to radians.'),
+    'absolute': ('abs', 'The absolute value of each element of ``x`` (``abs``).'),
+    'fabs': ('abs', 'The absolute value of each element of ``x`` (``abs``).'),
+}
+
+
+def _elementwise(name, op_name, doc):
+    def function(x, out=None):
+        return _same_kind(op_name, x, out)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+for _name, (_op_name, _doc) in _MORE_UNARY.items():
+    globals()[_name] = _elementwise(_name, _op_name, _doc)
+
+
+# NumPy's arithmetic and comparison functions: the array operators, which broadcast and take
+# a number on either side
+_BY_OPERATOR = {
+    'add': _operator.add, 'subtract': _operator.sub, 'multiply': _operator.mul,
+    'divide': _operator.truediv, 'true_divide': _operator.truediv, 'mod': _operator.mod,
+    'equal': _operator.eq, 'not_equal': _operator.ne, 'greater': _operator.gt,
+    'greater_equal': _operator.ge, 'less': _operator.lt, 'less_equal': _operator.le,
+}
+
+
+def _by_operator(name, operation):
+    def function(x1, x2, out=None):
+        if isinstance(x1, numeric_types) and isinstance(x2, numeric_types):
+            return _into(array(operation(x1, x2)), out)
+        for x in (x1, x2):
+            if not isinstance(x, numeric_types):
+                _check(x, name)
+        with _np_shape():
+            return _into(operation(x1, x2), out)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = ('``x1 %s x2`` elementwise, as the array operator computes it: two arrays that '
+                        'broadcast, or an array and a number.' % name.replace('_', ' '))
+    return function
+
+
+for _name, _operation in _BY_OPERATOR.items():
+    globals()[_name] = _by_operator(_name, _operation)
+del _name, _op_name, _doc, _operation
+
+
+def flip(m, axis=None, out=None):
+    """``m`` with the order of its elements reversed along ``axis`` (an int, a tuple, or None
+    for every axis)."""
+    _check(m, 'flip')
+    axes = tuple(range(m.ndim)) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    with _np_shape():
+        return _into(_np(_call_operator('reverse', m, axis=axes)), out)
+
+
+def ravel(x, order='C'):
+    """``x`` as a 1-d array (C order)."""
+    _c_order(order)
+    _check(x, 'ravel')
+    return _np(_to_shape(x, (x.size,)))
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None):
+    """An N x M (M = N by default) array with ones on diagonal ``k`` and zeros elsewhere,
+    float32 unless ``dtype`` says otherwise."""
+    with _np_shape():
+        return _np(_call_operator('_eye', N=int(N), M=int(M or 0), k=int(k), ctx=ctx or current_context(),
+                                  dtype=_dtype(dtype).name))
+
+
+def identity(n, dtype=None, ctx=None):
+    """The n x n identity matrix, float32 unless ``dtype`` says otherwise."""
+    return eye(n, dtype=dtype, ctx=ctx)
+
+
+def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):
+    """An array of ``a``'s shape and dtype (or ``dtype``) filled with ``fill_value``."""
+    _check(a, 'full_like')
+    return _into(full(a.shape, fill_value, dtype=a.dtype if dtype is None else dtype, order=order,
+                      ctx=ctx or a.context), out)
+
+
+__all__ += list(_MORE_UNARY) + list(_BY_OPERATOR)

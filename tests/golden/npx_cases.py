@@ -118,6 +118,27 @@ def run(mx):
         'np.linalg.norm_axis1_keepdims': lambda: np.linalg.norm(x, axis=1, keepdims=True),
         'np.linalg.norm_ord1': lambda: np.linalg.norm(x[1], ord=1),
         'np.linalg.norm_pair_axes': lambda: np.linalg.norm(img, axis=(2, 3)),
+        'np.flip_axis0': lambda: np.flip(x, 0),
+        'np.flip_all': lambda: np.flip(img[0], None),
+        'np.flip_axes': lambda: np.flip(img[0], (0, 2)),
+        'np.ravel': lambda: np.ravel(img[0]),
+        'np.eye': lambda: np.eye(3, 4, k=1),
+        'np.eye_int': lambda: np.eye(2, dtype='int32'),
+        'np.identity': lambda: np.identity(3),
+        'np.full_like': lambda: np.full_like(x, 7),
+        'np.full_like_int': lambda: np.full_like(x, 7.5, dtype='int32'),
+        'np.add': lambda: np.add(x, x[0]),
+        'np.subtract_number': lambda: np.subtract(x, 1),
+        'np.multiply_number_first': lambda: np.multiply(2, x),
+        'np.divide_ints': lambda: np.divide(ints, 2),
+        'np.true_divide': lambda: np.true_divide(x, 4),
+        'np.mod': lambda: np.mod(x, 0.7),
+        'np.equal': lambda: np.equal(x, x[0]),
+        'np.not_equal': lambda: np.not_equal(x, 0),
+        'np.greater': lambda: np.greater(x, 0.1),
+        'np.greater_equal': lambda: np.greater_equal(x, x[1]),
+        'np.less': lambda: np.less(x, 0),
+        'np.less_equal': lambda: np.less_equal(x, 0),
         'method.cumsum': lambda: x.cumsum(axis=0),
         'method.std': lambda: x.std(),
         'method.var_axis': lambda: x.var(axis=1),
@@ -127,6 +148,16 @@ def run(mx):
         'method.broadcast_to': lambda: x[0].broadcast_to((2, 4)),
         'np.broadcast_to': lambda: np.broadcast_to(x[:, :1], (2, 3, 4)),
     }
+    rint_input = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.567, -3.2])
+    for name in ('log2', 'log1p', 'expm1', 'floor', 'ceil', 'trunc', 'fix', 'rint', 'sign', 'negative',
+                 'reciprocal', 'tan', 'arcsin', 'arccos', 'arctan', 'cbrt', 'degrees', 'radians', 'absolute',
+                 'fabs'):
+        function = getattr(np, name)
+        data = np.abs(x) + 0.25 if name.startswith('log') else x
+        calls['np.%s' % name] = (lambda f, d: lambda: f(d))(function, data)
+        if name not in ('degrees', 'radians'):       # (reflib scales ints by an int constant there)
+            calls['np.%s_of_ints' % name] = (lambda f: lambda: f(ints))(function)
+    calls['np.rint_halves'] = lambda: np.rint(rint_input)
     found = {name: _record(mx, call()) for name, call in calls.items()}
 
     w = a(3, 4)
