@@ -146,13 +146,19 @@ class Arctanh(UnaryMath):
         return 1 / (1 - x * x)
 
 
+def _factor(x, value):
+    # float data stays in its dtype; integer data is scaled by the real factor and the result
+    # truncated back (degrees of int32 5 is 286, as in MXNet, not 5 * 57)
+    return x.dtype.type(value) if x.dtype.kind == 'f' else value
+
+
 @register
 class Degrees(UnaryMath):
     """Radians to degrees: x * 180/pi."""
     name = 'degrees'
 
     def fn(self, xp, x):
-        return x * x.dtype.type(180 / math.pi)
+        return x * _factor(x, 180 / math.pi)
 
     def deriv(self, xp, x, y):
         return x.dtype.type(180 / math.pi)
@@ -164,7 +170,7 @@ class Radians(UnaryMath):
     name = 'radians'
 
     def fn(self, xp, x):
-        return x * x.dtype.type(math.pi / 180)
+        return x * _factor(x, math.pi / 180)
 
     def deriv(self, xp, x, y):
         return x.dtype.type(math.pi / 180)

@@ -155,8 +155,7 @@ def run(mx):
         function = getattr(np, name)
         data = np.abs(x) + 0.25 if name.startswith('log') else x
         calls['np.%s' % name] = (lambda f, d: lambda: f(d))(function, data)
-        if name not in ('degrees', 'radians'):       # (reflib scales ints by an int constant there)
-            calls['np.%s_of_ints' % name] = (lambda f: lambda: f(ints))(function)
+        calls['np.%s_of_ints' % name] = (lambda f: lambda: f(ints))(function)
     calls['np.rint_halves'] = lambda: np.rint(rint_input)
     found = {name: _record(mx, call()) for name, call in calls.items()}
 
