@@ -39,13 +39,13 @@ symbols (``mx.sym.np``): a block whose ``hybrid_forward`` calls ``F.np`` cannot 
 """
 
 from .multiarray import (ndarray, array, zeros, ones, full, empty, arange, zeros_like, ones_like,
-                         concatenate, stack, split, reshape, sum, mean, dot, exp, log, sqrt,
-                         maximum, minimum, abs, square, tanh, sin, cos, max, min, amax, amin, prod,
-                         argmax, argmin, clip, where, transpose, expand_dims, squeeze, linspace, sinh, cosh,
-                         power, tile, repeat, cumsum, var, std, meshgrid, genfromtxt, broadcast_to, log10)
-from .multiarray import flip, ravel, eye, identity, full_like, _MORE_UNARY, _BY_OPERATOR
+                         concatenate, stack, split, reshape, sum, mean, dot, maximum, minimum, max, min, amax,
+                         amin, prod, argmax, argmin, clip, where, transpose, expand_dims, squeeze, linspace,
+                         power, tile, repeat, cumsum, var, std, meshgrid, genfromtxt, broadcast_to, flip, ravel,
+                         eye, identity, full_like, _UNARY, _BY_OPERATOR)
 from . import multiarray as _multiarray
-globals().update({_name: getattr(_multiarray, _name) for _name in list(_MORE_UNARY) + list(_BY_OPERATOR)})
+# the elementwise functions made from multiarray's tables (exp, floor, add, equal, ...)
+globals().update({_name: getattr(_multiarray, _name) for _name in list(_UNARY) + list(_BY_OPERATOR)})
 from . import random, linalg
 # NumPy's dtypes and constants, the very objects: mx.np.float32 is numpy.float32, as in MXNet
 from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, pi, e, inf,  # noqa: E402
@@ -53,11 +53,10 @@ from numpy import (float16, float32, float64, int8, uint8, int32, int64, bool_, 
 bool = bool_      # noqa: A001  (MXNet's mx.np.bool is NumPy's bool_)
 
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
-           'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
-           'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
-           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
-           'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt', 'broadcast_to',
-           'log10', 'flip', 'ravel', 'eye', 'identity', 'full_like', 'random', 'linalg',
+           'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'maximum', 'minimum', 'max',
+           'min', 'amax', 'amin', 'prod', 'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims',
+           'squeeze', 'linspace', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid',
+           'genfromtxt', 'broadcast_to', 'flip', 'ravel', 'eye', 'identity', 'full_like', 'random', 'linalg',
            'float16', 'float32', 'float64', 'int8', 'uint8', 'int32', 'int64', 'bool_', 'bool', 'pi', 'e',
            'inf', 'nan', 'newaxis']
-__all__ += list(_MORE_UNARY) + list(_BY_OPERATOR)
+__all__ += list(_UNARY) + list(_BY_OPERATOR)

@@ -17,11 +17,10 @@ from ..shapes import prod as _prod
 from ..util import np_shape as _np_shape
 
 __all__ = ['ndarray', 'array', 'zeros', 'ones', 'full', 'empty', 'arange', 'zeros_like', 'ones_like',
-           'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'exp', 'log', 'sqrt',
-           'maximum', 'minimum', 'abs', 'square', 'tanh', 'sin', 'cos', 'max', 'min', 'amax', 'amin', 'prod',
-           'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims', 'squeeze', 'linspace', 'sinh',
-           'cosh', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid', 'genfromtxt',
-           'broadcast_to', 'log10', 'flip', 'ravel', 'eye', 'identity', 'full_like']
+           'concatenate', 'stack', 'split', 'reshape', 'sum', 'mean', 'dot', 'maximum', 'minimum', 'max',
+           'min', 'amax', 'amin', 'prod', 'argmax', 'argmin', 'clip', 'where', 'transpose', 'expand_dims',
+           'squeeze', 'linspace', 'power', 'tile', 'repeat', 'cumsum', 'var', 'std', 'meshgrid',
+           'genfromtxt', 'broadcast_to', 'flip', 'ravel', 'eye', 'identity', 'full_like']
 
 _float32 = _onp.dtype('float32')
 
@@ -606,57 +605,11 @@ def dot(a, b, out=None):
     return _into(_np(result), out)
 
 
-def _unary(op_name, x, out):
-    # MXNet 1.9.1 keeps an integer input's dtype (np.cos of int32 [0, 1, 2] is [1, 0, 0]),
-    # where NumPy would give floats: reflib gives MXNet's numbers
-    return _same_kind(op_name, x, out)
-
-
-def exp(x, out=None):
-    """e raised to each element of ``x``."""
-    return _unary('exp', x, out)
-
-
-def log(x, out=None):
-    """The natural logarithm of each element of ``x``."""
-    return _unary('log', x, out)
-
-
-def sqrt(x, out=None):
-    """The square root of each element of ``x``."""
-    return _unary('sqrt', x, out)
-
-
-def tanh(x, out=None):
-    """The hyperbolic tangent of each element of ``x``."""
-    return _unary('tanh', x, out)
-
-
-def sin(x, out=None):
-    """The sine of each element of ``x`` (radians)."""
-    return _unary('sin', x, out)
-
-
-def cos(x, out=None):
-    """The cosine of each element of ``x`` (radians)."""
-    return _unary('cos', x, out)
-
-
 def _same_kind(op_name, x, out):
     """An elementwise function whose result keeps ``x``'s dtype (integers stay integers)."""
     _check(x, op_name)
     with _np_shape():
         return _into(_np(_call_operator(op_name, x)), out)
-
-
-def abs(x, out=None):           # noqa: A001  (NumPy's name)
-    """The absolute value of each element of ``x``, in its dtype."""
-    return _same_kind('abs', x, out)
-
-
-def square(x, out=None):
-    """Each element of ``x`` squared, in its dtype."""
-    return _same_kind('square', x, out)
 
 
 def _extreme(which, x1, x2, out):
@@ -682,21 +635,6 @@ def minimum(x1, x2, out=None):
     """The elementwise smaller of ``x1`` and ``x2`` (arrays that broadcast, or a number)."""
     return _extreme('minimum', x1, x2, out)
 
-
-
-def log10(x, out=None):
-    """The base-10 logarithm of each element of ``x``."""
-    return _unary('log10', x, out)
-
-
-def sinh(x, out=None):
-    """The hyperbolic sine of each element of ``x``."""
-    return _unary('sinh', x, out)
-
-
-def cosh(x, out=None):
-    """The hyperbolic cosine of each element of ``x``."""
-    return _unary('cosh', x, out)
 
 
 def power(x1, x2, out=None):
@@ -762,7 +700,7 @@ def _moment(a, axis, dtype, out, ddof, keepdims, what):
         count = a.size // _builtins.max(1, variance.size)
         scaled = variance * (count / (count - ddof))
         variance = scaled if scaled._data.dtype == variance._data.dtype else scaled.astype(variance._data.dtype)
-    result = sqrt(variance) if what == 'std' else variance
+    result = _same_kind('sqrt', variance, None) if what == 'std' else variance
     if dtype is not None and result._data.dtype != _onp.dtype(dtype):
         result = result.astype(dtype)
     return _into(result, out)
@@ -828,11 +766,22 @@ def broadcast_to(array, shape):
 
 
 
-# ------------------------------------------------------------------ more elementwise functions
-# NumPy name -> (registry operator, what it computes); like exp, each keeps an integer
-# input's dtype, as MXNet 1.9.1's do (floor of int32 is int32, arcsin of int32 2 is the
-# integer a NaN converts to)
-_MORE_UNARY = {
+# ------------------------------------------------------------------ elementwise functions
+# NumPy name -> (registry operator, what it computes).  Each keeps an integer input's dtype,
+# as MXNet 1.9.1's do where NumPy would give floats (np.cos of int32 [0, 1, 2] is [1, 0, 0],
+# floor of int32 is int32, arcsin of int32 2 is the integer a NaN converts to)
+_UNARY = {
+    'exp': ('exp', 'e raised to each element of ``x``.'),
+    'log': ('log', 'The natural logarithm of each element of ``x``.'),
+    'log10': ('log10', 'The base-10 logarithm of each element of ``x``.'),
+    'sqrt': ('sqrt', 'The square root of each element of ``x``.'),
+    'square': ('square', 'Each element of ``x`` squared.'),
+    'abs': ('abs', 'The absolute value of each element of ``x``.'),
+    'tanh': ('tanh', 'The hyperbolic tangent of each element of ``x``.'),
+    'sinh': ('sinh', 'The hyperbolic sine of each element of ``x``.'),
+    'cosh': ('cosh', 'The hyperbolic cosine of each element of ``x``.'),
+    'sin': ('sin', 'The sine of each element of ``x`` (radians).'),
+    'cos': ('cos', 'The cosine of each element of ``x`` (radians).'),
     'log2': ('log2', 'The base-2 logarithm of each element of ``x``.'),
     'log1p': ('log1p', 'log(1 + x) for each element of ``x``, accurate near 0.'),
     'expm1': ('expm1', 'exp(x) - 1 for each element of ``x``, accurate near 0.'),
@@ -865,7 +814,7 @@ def _elementwise(name, op_name, doc):
     return function
 
 
-for _name, (_op_name, _doc) in _MORE_UNARY.items():
+for _name, (_op_name, _doc) in _UNARY.items():
     globals()[_name] = _elementwise(_name, _op_name, _doc)
 
 
@@ -935,4 +884,4 @@ def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):
                       ctx=ctx or a.context), out)
 
 
-__all__ += list(_MORE_UNARY) + list(_BY_OPERATOR)
+__all__ += list(_UNARY) + list(_BY_OPERATOR)
